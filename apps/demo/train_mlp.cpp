@@ -1,0 +1,135 @@
+// Trains a 2-layer network on Fashion-MNIST with eager ops, autodiff and a plain SGD loop, and
+// prints loss and accuracy. (Stands in for `kiln train` until the engine lands.)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "datasets/fashion_mnist.h"
+#include "framework/autodiff/grad.h"
+#include "framework/autodiff/grad_mode.h"
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "framework/random/random.h"
+
+namespace {
+
+using kiln::Tensor;
+namespace ops = kiln::ops;
+
+struct Options {
+  int epochs = 1;
+  int64_t batch_size = 64;
+  double learning_rate = 0.1;
+  int64_t hidden = 256;
+  uint64_t seed = 42;
+  std::string data_dir = kiln::datasets::default_fashion_mnist_dir();
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&]() -> std::string {
+      KILN_CHECK(i + 1 < argc, "missing value after ", arg);
+      return argv[++i];
+    };
+    if (arg == "--epochs") o.epochs = std::stoi(value());
+    else if (arg == "--batch-size") o.batch_size = std::stoll(value());
+    else if (arg == "--learning-rate") o.learning_rate = std::stod(value());
+    else if (arg == "--hidden") o.hidden = std::stoll(value());
+    else if (arg == "--seed") o.seed = std::stoull(value());
+    else if (arg == "--data") o.data_dir = value();
+    else
+      throw kiln::Error("unknown option " + std::string(arg) +
+                        " (options: --epochs --batch-size --learning-rate --hidden --seed --data)");
+  }
+  return o;
+}
+
+// Glorot (Xavier) uniform, the Keras default kernel initializer.
+Tensor glorot_uniform(int64_t fan_in, int64_t fan_out) {
+  const double limit = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+  return kiln::random::uniform({fan_in, fan_out}, -limit, limit);
+}
+
+Tensor forward(const std::vector<Tensor>& p, const Tensor& x) {
+  const Tensor h = ops::relu(ops::matmul(x, p[0]) + p[1]);
+  return ops::matmul(h, p[2]) + p[3];
+}
+
+// Mean sparse categorical cross-entropy from logits.
+Tensor loss_of(const Tensor& logits, const Tensor& labels) {
+  const Tensor picked = ops::take_along_axis(ops::log_softmax(logits), ops::expand_dims(labels, 1), 1);
+  return -ops::mean(picked);
+}
+
+double accuracy(const std::vector<Tensor>& p, const Tensor& x, const Tensor& y) {
+  kiln::NoGradGuard no_grad;
+  const Tensor predicted = ops::argmax(forward(p, x), -1);
+  return ops::mean(ops::cast(ops::equal(predicted, y), kiln::DType::f32)).item<double>();
+}
+
+int run(const Options& o) {
+  kiln::random::set_seed(o.seed);
+  const auto data = kiln::datasets::load_fashion_mnist(o.data_dir);
+  const Tensor x_train = ops::flatten(data.train.images);
+  const Tensor x_test = ops::flatten(data.test.images);
+  const int64_t n = x_train.dim(0);
+  const int64_t features = x_train.dim(1);
+  std::printf("Fashion-MNIST: %lld train, %lld test images from %s\n",
+              static_cast<long long>(n), static_cast<long long>(x_test.dim(0)), o.data_dir.c_str());
+
+  std::vector<Tensor> params{glorot_uniform(features, o.hidden), kiln::zeros({o.hidden}),
+                             glorot_uniform(o.hidden, 10), kiln::zeros({10})};
+  std::mt19937_64 shuffle_rng(o.seed);
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  const int64_t steps = (n + o.batch_size - 1) / o.batch_size;
+
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    const auto start = std::chrono::steady_clock::now();
+    std::shuffle(order.begin(), order.end(), shuffle_rng);
+    double loss_sum = 0;
+    for (int64_t step = 0; step < steps; ++step) {
+      const int64_t begin = step * o.batch_size;
+      const int64_t size = std::min(o.batch_size, n - begin);
+      const Tensor idx = kiln::from_vector(
+          std::span<const int64_t>(order.data() + begin, static_cast<size_t>(size)), {size});
+      const Tensor xb = ops::gather(x_train, idx, 0);
+      const Tensor yb = ops::gather(data.train.labels, idx, 0);
+      auto [loss, grads] = kiln::value_and_grad(
+          [&](const std::vector<Tensor>& p) { return loss_of(forward(p, xb), yb); }, params);
+      {
+        kiln::NoGradGuard no_grad;
+        for (size_t i = 0; i < params.size(); ++i)
+          params[i] = params[i] - grads[i] * o.learning_rate;
+      }
+      loss_sum += loss.item<double>();
+      if ((step + 1) % 200 == 0 || step + 1 == steps)
+        std::printf("epoch %d step %lld/%lld loss %.4f\n", epoch, static_cast<long long>(step + 1),
+                    static_cast<long long>(steps), loss_sum / static_cast<double>(step + 1));
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("epoch %d: loss %.4f, train accuracy %.4f, test accuracy %.4f (%.1f s)\n", epoch,
+                loss_sum / static_cast<double>(steps), accuracy(params, x_train, data.train.labels),
+                accuracy(params, x_test, data.test.labels), seconds);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln_demo: %s\n", e.what());
+    return 1;
+  }
+}

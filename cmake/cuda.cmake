@@ -1,0 +1,22 @@
+# KILN_WITH_CUDA defaults to ON when nvcc can be found (on PATH or under /usr/local/cuda).
+find_program(KILN_NVCC nvcc HINTS /usr/local/cuda/bin)
+if(KILN_NVCC)
+  set(_kiln_cuda_default ON)
+else()
+  set(_kiln_cuda_default OFF)
+endif()
+option(KILN_WITH_CUDA "Build the CUDA backend (cuBLAS, own kernels)" ${_kiln_cuda_default})
+
+if(KILN_WITH_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER)
+    set(CMAKE_CUDA_COMPILER ${KILN_NVCC})
+  endif()
+  # H100/H200 (sm_90) as machine code, plus compute_90 PTX so newer GPUs can JIT it.
+  if(NOT CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90-real 90-virtual)
+  endif()
+  enable_language(CUDA)
+  set(CMAKE_CUDA_STANDARD 20)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  find_package(CUDAToolkit REQUIRED)
+endif()

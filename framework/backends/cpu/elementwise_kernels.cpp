@@ -1,0 +1,132 @@
+// CPU kernels of the elementwise ops: the shared functors run through the vectorized loops.
+#include "framework/backends/cpu/cpu_kernels.h"
+#include "framework/backends/cpu/elementwise_loops.h"
+#include "framework/ops/elementwise_functors.h"
+
+namespace kiln::cpu {
+namespace {
+
+template <typename F>
+F make_functor(const Attrs&) {
+  return F{};
+}
+template <>
+fn::LeakyRelu make_functor<fn::LeakyRelu>(const Attrs& a) {
+  return {a.get_float("alpha")};
+}
+template <>
+fn::Elu make_functor<fn::Elu>(const Attrs& a) {
+  return {a.get_float("alpha")};
+}
+template <>
+fn::Gelu make_functor<fn::Gelu>(const Attrs& a) {
+  return {a.get_bool("approximate")};
+}
+
+enum class Types { floating, numeric, all };
+
+template <Types types, typename Body>
+void visit(DType dtype, Body&& body) {
+  if constexpr (types == Types::floating)
+    visit_float_dtype(dtype, "elementwise kernel", body);
+  else if constexpr (types == Types::numeric)
+    visit_numeric_dtype(dtype, "elementwise kernel", body);
+  else
+    visit_dtype(dtype, body);
+}
+
+template <typename F, Types types>
+void unary_kernel(const KernelContext& c) {
+  const F f = make_functor<F>(c.attrs);
+  visit<types>(c.output.dtype(), [&]<typename T>() { unary_loop<T, T>(c.inputs[0], c.output, f); });
+}
+
+template <typename F, Types types>
+void arith_kernel(const KernelContext& c) {
+  const F f{};
+  visit<types>(c.output.dtype(),
+               [&]<typename T>() { binary_loop<T, T>(c.inputs[0], c.inputs[1], c.output, f); });
+}
+
+template <typename F>
+void compare_kernel(const KernelContext& c) {
+  const F f{};
+  visit_dtype(c.inputs[0].dtype(), [&]<typename T>() {
+    binary_loop<T, bool>(c.inputs[0], c.inputs[1], c.output, f);
+  });
+}
+
+void logical_not_kernel(const KernelContext& c) {
+  unary_loop<bool, bool>(c.inputs[0], c.output, fn::LogicalNot{});
+}
+
+void cast_kernel(const KernelContext& c) {
+  convert_buffer(c.inputs[0].raw_data(), c.inputs[0].dtype(), c.output.raw_data(),
+                 c.output.dtype(), static_cast<size_t>(c.output.numel()));
+}
+
+void where_kernel(const KernelContext& c) {
+  const Tensor& cond = c.inputs[0];
+  const Tensor& a = c.inputs[1];
+  const Tensor& b = c.inputs[2];
+  const BroadcastPlan<3> plan({&cond.shape(), &a.shape(), &b.shape()}, c.output.shape());
+  visit_dtype(c.output.dtype(), [&]<typename T>() {
+    const bool* pc = static_cast<const bool*>(cond.raw_data());
+    const T* pa = static_cast<const T*>(a.raw_data());
+    const T* pb = static_cast<const T*>(b.raw_data());
+    T* po = static_cast<T*>(c.output.raw_data());
+    const int64_t sc = plan.inner_stride(0), sa = plan.inner_stride(1), sb = plan.inner_stride(2);
+    parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      plan.for_each_row(begin, end, [&](int64_t pos, const std::array<int64_t, 3>& off, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          po[pos + i] = pc[off[0] + i * sc] ? pa[off[1] + i * sa] : pb[off[2] + i * sb];
+      });
+    });
+  });
+}
+
+}  // namespace
+
+void register_elementwise_kernels(OpTable& t) {
+  constexpr auto cpu = DeviceType::cpu;
+  t.set_kernel(OpId::neg, cpu, unary_kernel<fn::Neg, Types::numeric>);
+  t.set_kernel(OpId::abs, cpu, unary_kernel<fn::Abs, Types::numeric>);
+  t.set_kernel(OpId::sign, cpu, unary_kernel<fn::Sign, Types::numeric>);
+  t.set_kernel(OpId::exp, cpu, unary_kernel<fn::Exp, Types::floating>);
+  t.set_kernel(OpId::log, cpu, unary_kernel<fn::Log, Types::floating>);
+  t.set_kernel(OpId::log1p, cpu, unary_kernel<fn::Log1p, Types::floating>);
+  t.set_kernel(OpId::sqrt, cpu, unary_kernel<fn::Sqrt, Types::floating>);
+  t.set_kernel(OpId::rsqrt, cpu, unary_kernel<fn::Rsqrt, Types::floating>);
+  t.set_kernel(OpId::square, cpu, unary_kernel<fn::Square, Types::numeric>);
+  t.set_kernel(OpId::tanh, cpu, unary_kernel<fn::Tanh, Types::floating>);
+  t.set_kernel(OpId::sigmoid, cpu, unary_kernel<fn::Sigmoid, Types::floating>);
+  t.set_kernel(OpId::relu, cpu, unary_kernel<fn::Relu, Types::numeric>);
+  t.set_kernel(OpId::leaky_relu, cpu, unary_kernel<fn::LeakyRelu, Types::floating>);
+  t.set_kernel(OpId::elu, cpu, unary_kernel<fn::Elu, Types::floating>);
+  t.set_kernel(OpId::gelu, cpu, unary_kernel<fn::Gelu, Types::floating>);
+  t.set_kernel(OpId::softplus, cpu, unary_kernel<fn::Softplus, Types::floating>);
+  t.set_kernel(OpId::sin, cpu, unary_kernel<fn::Sin, Types::floating>);
+  t.set_kernel(OpId::cos, cpu, unary_kernel<fn::Cos, Types::floating>);
+  t.set_kernel(OpId::erf, cpu, unary_kernel<fn::Erf, Types::floating>);
+  t.set_kernel(OpId::logical_not, cpu, logical_not_kernel);
+  t.set_kernel(OpId::cast, cpu, cast_kernel);
+
+  t.set_kernel(OpId::add, cpu, arith_kernel<fn::Add, Types::numeric>);
+  t.set_kernel(OpId::sub, cpu, arith_kernel<fn::Sub, Types::numeric>);
+  t.set_kernel(OpId::mul, cpu, arith_kernel<fn::Mul, Types::numeric>);
+  t.set_kernel(OpId::div, cpu, arith_kernel<fn::Div, Types::numeric>);
+  t.set_kernel(OpId::pow, cpu, arith_kernel<fn::Pow, Types::numeric>);
+  t.set_kernel(OpId::maximum, cpu, arith_kernel<fn::Maximum, Types::numeric>);
+  t.set_kernel(OpId::minimum, cpu, arith_kernel<fn::Minimum, Types::numeric>);
+  t.set_kernel(OpId::equal, cpu, compare_kernel<fn::Equal>);
+  t.set_kernel(OpId::not_equal, cpu, compare_kernel<fn::NotEqual>);
+  t.set_kernel(OpId::less, cpu, compare_kernel<fn::Less>);
+  t.set_kernel(OpId::less_equal, cpu, compare_kernel<fn::LessEqual>);
+  t.set_kernel(OpId::greater, cpu, compare_kernel<fn::Greater>);
+  t.set_kernel(OpId::greater_equal, cpu, compare_kernel<fn::GreaterEqual>);
+  t.set_kernel(OpId::logical_and, cpu, arith_kernel<fn::LogicalAnd, Types::all>);
+  t.set_kernel(OpId::logical_or, cpu, arith_kernel<fn::LogicalOr, Types::all>);
+  t.set_kernel(OpId::where, cpu, where_kernel);
+}
+
+}  // namespace kiln::cpu

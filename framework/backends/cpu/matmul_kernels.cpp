@@ -1,0 +1,73 @@
+// matmul on oneDNN for float32 and bfloat16; the reference loop for other dtypes.
+#include "framework/backends/cpu/cpu_kernels.h"
+#include "framework/backends/cpu/onednn_context.h"
+#include "framework/backends/cpu/reference/reference.h"
+
+namespace kiln::cpu {
+namespace {
+
+using dnnl::memory;
+
+struct MatmulEntry {
+  dnnl::matmul primitive;
+};
+
+PrimitiveCache<MatmulEntry>& matmul_cache() {
+  static PrimitiveCache<MatmulEntry> cache;
+  return cache;
+}
+
+memory::data_type onednn_type(DType d) {
+  return d == DType::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+}
+
+// A [batch, rows, cols] operand stored transposed or not.
+memory::desc operand_desc(int64_t batch, int64_t rows, int64_t cols, bool transposed, DType d) {
+  const memory::dims dims{batch, rows, cols};
+  const memory::dims strides =
+      transposed ? memory::dims{rows * cols, 1, rows} : memory::dims{rows * cols, cols, 1};
+  return memory::desc(dims, onednn_type(d), strides);
+}
+
+void matmul_kernel(const KernelContext& c) {
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const bool ta = c.attrs.get_bool("transpose_a");
+  const bool tb = c.attrs.get_bool("transpose_b");
+  const DType dtype = c.output.dtype();
+  if (dtype != DType::f32 && dtype != DType::bf16) {
+    reference::matmul(a, b, c.output, ta, tb);
+    return;
+  }
+  const int64_t m = c.output.dim(-2), n = c.output.dim(-1);
+  const int64_t k = ta ? a.dim(-2) : a.dim(-1);
+  const int64_t batch = c.output.numel() / (m * n);
+  const int64_t a_batch = a.numel() / (m * k);
+  const int64_t b_batch = b.numel() / (k * n);
+  const PrimitiveKey key{{a_batch, b_batch, batch, m, n, k, ta, tb, static_cast<int64_t>(dtype)}};
+  const MatmulEntry& entry = matmul_cache().get(key, [&] {
+    const auto ad = operand_desc(a_batch, m, k, ta, dtype);
+    const auto bd = operand_desc(b_batch, k, n, tb, dtype);
+    const auto cd = operand_desc(batch, m, n, false, dtype);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), onednn_engine());
+    return MatmulEntry{dnnl::matmul(pd)};
+  });
+  dnnl::engine& engine = onednn_engine();
+  const auto ad = operand_desc(a_batch, m, k, ta, dtype);
+  const auto bd = operand_desc(b_batch, k, n, tb, dtype);
+  const auto cd = operand_desc(batch, m, n, false, dtype);
+  memory am(ad, engine, a.raw_data());
+  memory bm(bd, engine, b.raw_data());
+  memory cm(cd, engine, c.output.raw_data());
+  entry.primitive.execute(onednn_stream(),
+                          {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  onednn_stream().wait();
+}
+
+}  // namespace
+
+void register_matmul_kernels(OpTable& t) {
+  t.set_kernel(OpId::matmul, DeviceType::cpu, matmul_kernel);
+}
+
+}  // namespace kiln::cpu

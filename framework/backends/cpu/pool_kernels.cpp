@@ -1,0 +1,4 @@
+#include "framework/backends/cpu/cpu_kernels.h"
+namespace kiln::cpu {
+void register_pool_kernels(OpTable&) {}
+}  // namespace kiln::cpu

@@ -1,0 +1,8 @@
+// Built when KILN_WITH_CUDA is off: no CUDA backend and no CUDA kernels.
+#include "framework/backends/backend.h"
+#include "framework/ops/op_def.h"
+
+namespace kiln {
+Backend* cuda_backend() { return nullptr; }
+void register_cuda_kernels(OpTable&) {}
+}  // namespace kiln

@@ -1,0 +1,28 @@
+#pragma once
+// Element conversion between kiln's dtypes (the cast op, from_vector, item, to_vector).
+#include <cstddef>
+#include <type_traits>
+
+#include "framework/core/dtype.h"
+
+namespace kiln {
+
+template <typename To, typename From>
+inline To convert_value(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<From, float16> || std::is_same_v<From, bfloat16>) {
+    return convert_value<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, float16> || std::is_same_v<To, bfloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From{};
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// Converts n elements between host buffers of the given dtypes.
+void convert_buffer(const void* src, DType src_dtype, void* dst, DType dst_dtype, size_t n);
+
+}  // namespace kiln

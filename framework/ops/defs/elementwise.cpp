@@ -1,0 +1,312 @@
+// Elementwise ops: inference, gradients and public functions. Kernels live in the backends.
+#include <numbers>
+
+#include "framework/ops/defs/infer_helpers.h"
+#include "framework/ops/dispatch.h"
+#include "framework/ops/op_def.h"
+
+namespace kiln {
+namespace {
+
+using defs::def;
+using defs::mask_of;
+
+TensorMeta infer_float_unary(std::span<const TensorMeta> in, const Attrs&) {
+  defs::require_floating(in[0]);
+  return in[0];
+}
+TensorMeta infer_numeric_unary(std::span<const TensorMeta> in, const Attrs&) {
+  defs::require_numeric(in[0]);
+  return in[0];
+}
+TensorMeta infer_any_unary(std::span<const TensorMeta> in, const Attrs&) { return in[0]; }
+TensorMeta infer_to_bool(std::span<const TensorMeta> in, const Attrs&) {
+  return {DType::boolean, in[0].shape, in[0].device};
+}
+TensorMeta infer_cast(std::span<const TensorMeta> in, const Attrs& attrs) {
+  return {attrs.get_dtype("dtype"), in[0].shape, in[0].device};
+}
+
+TensorMeta infer_arith(std::span<const TensorMeta> in, const Attrs&) {
+  defs::require_same_dtype(in[0], in[1]);
+  defs::require_numeric(in[0]);
+  return {in[0].dtype, broadcast_shapes(in[0].shape, in[1].shape), in[0].device};
+}
+TensorMeta infer_compare(std::span<const TensorMeta> in, const Attrs&) {
+  defs::require_same_dtype(in[0], in[1]);
+  return {DType::boolean, broadcast_shapes(in[0].shape, in[1].shape), in[0].device};
+}
+TensorMeta infer_logical(std::span<const TensorMeta> in, const Attrs&) {
+  KILN_SHAPE_CHECK(in[0].dtype == DType::boolean && in[1].dtype == DType::boolean,
+                   "expects bool operands");
+  return {DType::boolean, broadcast_shapes(in[0].shape, in[1].shape), in[0].device};
+}
+TensorMeta infer_where(std::span<const TensorMeta> in, const Attrs&) {
+  KILN_SHAPE_CHECK(in[0].dtype == DType::boolean, "condition must be bool, got ",
+                   dtype_name(in[0].dtype));
+  defs::require_same_dtype(in[1], in[2]);
+  return {in[1].dtype, broadcast_shapes(in[0].shape, broadcast_shapes(in[1].shape, in[2].shape)),
+          in[1].device};
+}
+
+// ---- gradients: g is d(loss)/d(output), x the input, y the output ----
+using Grads = std::vector<Tensor>;
+
+Grads grad_neg(const GradContext& c) { return {ops::neg(c.grad)}; }
+Grads grad_abs(const GradContext& c) { return {c.grad * ops::sign(c.input(0))}; }
+Grads grad_exp(const GradContext& c) { return {c.grad * c.output}; }
+Grads grad_log(const GradContext& c) { return {c.grad / c.input(0)}; }
+Grads grad_log1p(const GradContext& c) { return {c.grad / (c.input(0) + 1.0)}; }
+Grads grad_sqrt(const GradContext& c) { return {c.grad / (c.output * 2.0)}; }
+Grads grad_rsqrt(const GradContext& c) {
+  return {c.grad * ops::pow(c.output, 3.0) * -0.5};
+}
+Grads grad_square(const GradContext& c) { return {c.grad * c.input(0) * 2.0}; }
+Grads grad_tanh(const GradContext& c) { return {c.grad * (1.0 - ops::square(c.output))}; }
+Grads grad_sigmoid(const GradContext& c) { return {c.grad * c.output * (1.0 - c.output)}; }
+Grads grad_relu(const GradContext& c) {
+  return {c.grad * mask_of(ops::greater(c.input(0), 0.0), c.grad.dtype())};
+}
+Grads grad_leaky_relu(const GradContext& c) {
+  const double alpha = c.attrs().get_float("alpha");
+  return {ops::where(ops::greater(c.input(0), 0.0), c.grad, c.grad * alpha)};
+}
+Grads grad_elu(const GradContext& c) {
+  const double alpha = c.attrs().get_float("alpha");
+  return {ops::where(ops::greater(c.input(0), 0.0), c.grad, c.grad * (c.output + alpha))};
+}
+Grads grad_gelu(const GradContext& c) {
+  const Tensor& x = c.input(0);
+  if (c.attrs().get_bool("approximate")) {
+    constexpr double k = 0.7978845608028654;  // sqrt(2/pi)
+    const Tensor x2 = ops::square(x);
+    const Tensor t = ops::tanh((x + x * x2 * 0.044715) * k);
+    const Tensor dt = (1.0 - ops::square(t)) * (x2 * (3 * 0.044715) + 1.0) * k;
+    return {c.grad * ((t + 1.0) * 0.5 + x * dt * 0.5)};
+  }
+  const Tensor cdf = (ops::erf(x * std::numbers::sqrt2 / 2) + 1.0) * 0.5;
+  const Tensor pdf = ops::exp(ops::square(x) * -0.5) * (0.5 * std::numbers::inv_sqrtpi *
+                                                        std::numbers::sqrt2);
+  return {c.grad * (cdf + x * pdf)};
+}
+Grads grad_softplus(const GradContext& c) { return {c.grad * ops::sigmoid(c.input(0))}; }
+Grads grad_sin(const GradContext& c) { return {c.grad * ops::cos(c.input(0))}; }
+Grads grad_cos(const GradContext& c) { return {ops::neg(c.grad * ops::sin(c.input(0)))}; }
+Grads grad_erf(const GradContext& c) {
+  return {c.grad * ops::exp(ops::neg(ops::square(c.input(0)))) * (2 * std::numbers::inv_sqrtpi)};
+}
+Grads grad_identity(const GradContext& c) { return {c.grad}; }
+Grads grad_cast(const GradContext& c) {
+  if (!is_floating(c.input(0).dtype())) return {Tensor()};
+  return {ops::cast(c.grad, c.input(0).dtype())};
+}
+
+Grads grad_add(const GradContext& c) {
+  return {ops::sum_to(c.grad, c.input(0).shape()), ops::sum_to(c.grad, c.input(1).shape())};
+}
+Grads grad_sub(const GradContext& c) {
+  return {ops::sum_to(c.grad, c.input(0).shape()),
+          ops::sum_to(ops::neg(c.grad), c.input(1).shape())};
+}
+Grads grad_mul(const GradContext& c) {
+  Grads g(2);
+  if (c.needs[0]) g[0] = ops::sum_to(c.grad * c.input(1), c.input(0).shape());
+  if (c.needs[1]) g[1] = ops::sum_to(c.grad * c.input(0), c.input(1).shape());
+  return g;
+}
+Grads grad_div(const GradContext& c) {
+  Grads g(2);
+  if (c.needs[0]) g[0] = ops::sum_to(c.grad / c.input(1), c.input(0).shape());
+  if (c.needs[1]) g[1] = ops::sum_to(ops::neg(c.grad * c.output / c.input(1)), c.input(1).shape());
+  return g;
+}
+Grads grad_pow(const GradContext& c) {
+  const Tensor& a = c.input(0);
+  const Tensor& b = c.input(1);
+  Grads g(2);
+  if (c.needs[0]) g[0] = ops::sum_to(c.grad * b * ops::pow(a, b - 1.0), a.shape());
+  if (c.needs[1]) {
+    // d(a^b)/db = a^b log(a), taken as 0 where a <= 0 (TensorFlow's convention).
+    const Tensor positive = ops::greater(a, 0.0);
+    const Tensor safe_log = ops::log(ops::where(positive, a, ones_like(a)));
+    g[1] = ops::sum_to(c.grad * c.output * safe_log, b.shape());
+  }
+  return g;
+}
+// Ties send the whole gradient to the first operand.
+Grads grad_maximum(const GradContext& c) {
+  const Tensor first = ops::greater_equal(c.input(0), c.input(1));
+  return {ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
+          ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()),
+                      c.input(1).shape())};
+}
+Grads grad_minimum(const GradContext& c) {
+  const Tensor first = ops::less_equal(c.input(0), c.input(1));
+  return {ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
+          ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()),
+                      c.input(1).shape())};
+}
+Grads grad_where(const GradContext& c) {
+  const Tensor zero = zeros({}, c.grad.dtype(), c.grad.device());
+  return {Tensor(), ops::sum_to(ops::where(c.input(0), c.grad, zero), c.input(1).shape()),
+          ops::sum_to(ops::where(c.input(0), zero, c.grad), c.input(2).shape())};
+}
+
+Tensor identity_view(const Tensor& x, const TensorMeta&, const Attrs&) { return x.detach(); }
+
+}  // namespace
+
+void define_elementwise_ops(OpTable& t) {
+  def(t, OpId::neg, "neg", 1, infer_numeric_unary, grad_neg);
+  def(t, OpId::abs, "abs", 1, infer_numeric_unary, grad_abs);
+  def(t, OpId::sign, "sign", 1, infer_numeric_unary, nullptr);
+  def(t, OpId::exp, "exp", 1, infer_float_unary, grad_exp);
+  def(t, OpId::log, "log", 1, infer_float_unary, grad_log);
+  def(t, OpId::log1p, "log1p", 1, infer_float_unary, grad_log1p);
+  def(t, OpId::sqrt, "sqrt", 1, infer_float_unary, grad_sqrt);
+  def(t, OpId::rsqrt, "rsqrt", 1, infer_float_unary, grad_rsqrt);
+  def(t, OpId::square, "square", 1, infer_numeric_unary, grad_square);
+  def(t, OpId::tanh, "tanh", 1, infer_float_unary, grad_tanh);
+  def(t, OpId::sigmoid, "sigmoid", 1, infer_float_unary, grad_sigmoid);
+  def(t, OpId::relu, "relu", 1, infer_numeric_unary, grad_relu);
+  def(t, OpId::leaky_relu, "leaky_relu", 1, infer_float_unary, grad_leaky_relu);
+  def(t, OpId::elu, "elu", 1, infer_float_unary, grad_elu);
+  def(t, OpId::gelu, "gelu", 1, infer_float_unary, grad_gelu);
+  def(t, OpId::softplus, "softplus", 1, infer_float_unary, grad_softplus);
+  def(t, OpId::sin, "sin", 1, infer_float_unary, grad_sin);
+  def(t, OpId::cos, "cos", 1, infer_float_unary, grad_cos);
+  def(t, OpId::erf, "erf", 1, infer_float_unary, grad_erf);
+  def(t, OpId::logical_not, "logical_not", 1, infer_to_bool, nullptr);
+  def(t, OpId::cast, "cast", 1, infer_cast, grad_cast);
+  def(t, OpId::identity, "identity", 1, infer_any_unary, grad_identity);
+  t[OpId::identity].view = identity_view;
+
+  def(t, OpId::add, "add", 2, infer_arith, grad_add);
+  def(t, OpId::sub, "sub", 2, infer_arith, grad_sub);
+  def(t, OpId::mul, "mul", 2, infer_arith, grad_mul);
+  def(t, OpId::div, "div", 2, infer_arith, grad_div);
+  def(t, OpId::pow, "pow", 2, infer_arith, grad_pow);
+  def(t, OpId::maximum, "maximum", 2, infer_arith, grad_maximum);
+  def(t, OpId::minimum, "minimum", 2, infer_arith, grad_minimum);
+  def(t, OpId::equal, "equal", 2, infer_compare, nullptr);
+  def(t, OpId::not_equal, "not_equal", 2, infer_compare, nullptr);
+  def(t, OpId::less, "less", 2, infer_compare, nullptr);
+  def(t, OpId::less_equal, "less_equal", 2, infer_compare, nullptr);
+  def(t, OpId::greater, "greater", 2, infer_compare, nullptr);
+  def(t, OpId::greater_equal, "greater_equal", 2, infer_compare, nullptr);
+  def(t, OpId::logical_and, "logical_and", 2, infer_logical, nullptr);
+  def(t, OpId::logical_or, "logical_or", 2, infer_logical, nullptr);
+  def(t, OpId::where, "where", 3, infer_where, grad_where);
+}
+
+// ---- public functions ----
+namespace ops {
+namespace {
+
+// Casts both operands to their promoted dtype so kernels see one dtype.
+std::pair<Tensor, Tensor> promoted(const Tensor& a, const Tensor& b) {
+  const DType d = promote_types(a.dtype(), b.dtype());
+  return {a.dtype() == d ? a : cast(a, d), b.dtype() == d ? b : cast(b, d)};
+}
+Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
+  auto [pa, pb] = promoted(a, b);
+  return apply(op, {pa, pb});
+}
+Tensor as_bool(const Tensor& x) { return x.dtype() == DType::boolean ? x : cast(x, DType::boolean); }
+Tensor number_like(const Tensor& like, double v) { return scalar(v, like.dtype(), like.device()); }
+
+}  // namespace
+
+Tensor neg(const Tensor& x) { return apply(OpId::neg, {x}); }
+Tensor abs(const Tensor& x) { return apply(OpId::abs, {x}); }
+Tensor sign(const Tensor& x) { return apply(OpId::sign, {x}); }
+Tensor exp(const Tensor& x) { return apply(OpId::exp, {x}); }
+Tensor log(const Tensor& x) { return apply(OpId::log, {x}); }
+Tensor log1p(const Tensor& x) { return apply(OpId::log1p, {x}); }
+Tensor sqrt(const Tensor& x) { return apply(OpId::sqrt, {x}); }
+Tensor rsqrt(const Tensor& x) { return apply(OpId::rsqrt, {x}); }
+Tensor square(const Tensor& x) { return apply(OpId::square, {x}); }
+Tensor tanh(const Tensor& x) { return apply(OpId::tanh, {x}); }
+Tensor sigmoid(const Tensor& x) { return apply(OpId::sigmoid, {x}); }
+Tensor relu(const Tensor& x) { return apply(OpId::relu, {x}); }
+Tensor leaky_relu(const Tensor& x, double alpha) {
+  return apply(OpId::leaky_relu, {x}, {{"alpha", alpha}});
+}
+Tensor elu(const Tensor& x, double alpha) { return apply(OpId::elu, {x}, {{"alpha", alpha}}); }
+Tensor gelu(const Tensor& x, bool approximate) {
+  return apply(OpId::gelu, {x}, {{"approximate", approximate}});
+}
+Tensor softplus(const Tensor& x) { return apply(OpId::softplus, {x}); }
+Tensor sin(const Tensor& x) { return apply(OpId::sin, {x}); }
+Tensor cos(const Tensor& x) { return apply(OpId::cos, {x}); }
+Tensor erf(const Tensor& x) { return apply(OpId::erf, {x}); }
+Tensor logical_not(const Tensor& x) { return apply(OpId::logical_not, {as_bool(x)}); }
+Tensor cast(const Tensor& x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  return apply(OpId::cast, {x}, {{"dtype", dtype}});
+}
+Tensor identity(const Tensor& x) { return apply(OpId::identity, {x}); }
+Tensor stop_gradient(const Tensor& x) { return x.detach(); }
+
+Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::add, a, b); }
+Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::sub, a, b); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(OpId::div, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return binary(OpId::pow, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpId::maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::minimum, a, b); }
+Tensor equal(const Tensor& a, const Tensor& b) { return binary(OpId::equal, a, b); }
+Tensor not_equal(const Tensor& a, const Tensor& b) { return binary(OpId::not_equal, a, b); }
+Tensor less(const Tensor& a, const Tensor& b) { return binary(OpId::less, a, b); }
+Tensor less_equal(const Tensor& a, const Tensor& b) { return binary(OpId::less_equal, a, b); }
+Tensor greater(const Tensor& a, const Tensor& b) { return binary(OpId::greater, a, b); }
+Tensor greater_equal(const Tensor& a, const Tensor& b) {
+  return binary(OpId::greater_equal, a, b);
+}
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return apply(OpId::logical_and, {as_bool(a), as_bool(b)});
+}
+Tensor logical_or(const Tensor& a, const Tensor& b) {
+  return apply(OpId::logical_or, {as_bool(a), as_bool(b)});
+}
+Tensor add(const Tensor& a, double b) { return apply(OpId::add, {a, number_like(a, b)}); }
+Tensor sub(const Tensor& a, double b) { return apply(OpId::sub, {a, number_like(a, b)}); }
+Tensor mul(const Tensor& a, double b) { return apply(OpId::mul, {a, number_like(a, b)}); }
+Tensor div(const Tensor& a, double b) { return apply(OpId::div, {a, number_like(a, b)}); }
+Tensor pow(const Tensor& a, double b) { return apply(OpId::pow, {a, number_like(a, b)}); }
+Tensor maximum(const Tensor& a, double b) { return apply(OpId::maximum, {a, number_like(a, b)}); }
+Tensor minimum(const Tensor& a, double b) { return apply(OpId::minimum, {a, number_like(a, b)}); }
+Tensor greater(const Tensor& a, double b) { return apply(OpId::greater, {a, number_like(a, b)}); }
+Tensor less(const Tensor& a, double b) { return apply(OpId::less, {a, number_like(a, b)}); }
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  auto [pa, pb] = promoted(a, b);
+  return apply(OpId::where, {as_bool(cond), pa, pb});
+}
+Tensor clip(const Tensor& x, double min_value, double max_value) {
+  KILN_CHECK(min_value <= max_value, "kiln::ops::clip: min_value ", min_value,
+             " exceeds max_value ", max_value);
+  return minimum(maximum(x, min_value), max_value);
+}
+
+}  // namespace ops
+
+Tensor operator-(const Tensor& x) { return ops::neg(x); }
+Tensor operator+(const Tensor& a, const Tensor& b) { return ops::add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return ops::sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return ops::mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return ops::div(a, b); }
+Tensor operator+(const Tensor& a, double b) { return ops::add(a, b); }
+Tensor operator-(const Tensor& a, double b) { return ops::sub(a, b); }
+Tensor operator*(const Tensor& a, double b) { return ops::mul(a, b); }
+Tensor operator/(const Tensor& a, double b) { return ops::div(a, b); }
+Tensor operator+(double a, const Tensor& b) { return ops::add(b, a); }
+Tensor operator-(double a, const Tensor& b) {
+  return ops::sub(scalar(a, b.dtype(), b.device()), b);
+}
+Tensor operator*(double a, const Tensor& b) { return ops::mul(b, a); }
+Tensor operator/(double a, const Tensor& b) {
+  return ops::div(scalar(a, b.dtype(), b.device()), b);
+}
+
+}  // namespace kiln

@@ -1,0 +1,389 @@
+// Ops that move data without arithmetic: reshape, transpose, broadcast_to, strided slices,
+// concat and pad, plus the composites over them.
+#include <algorithm>
+#include <limits>
+
+#include "framework/ops/defs/infer_helpers.h"
+#include "framework/ops/dispatch.h"
+#include "framework/ops/op_def.h"
+
+namespace kiln {
+namespace {
+
+using Grads = std::vector<Tensor>;
+// strided_slice's `end` for "to the end of the axis" (usable when the dim is unknown).
+constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+
+// ---- reshape ----
+Shape resolve_reshape(const Shape& from, const Shape& to) {
+  int unknown = -1;
+  int64_t known = 1;
+  std::vector<int64_t> dims = to.dims();
+  for (int i = 0; i < to.rank(); ++i) {
+    if (to[i] < 0) {
+      KILN_SHAPE_CHECK(unknown < 0, "target shape ", to, " has more than one -1");
+      unknown = i;
+    } else {
+      known *= to[i];
+    }
+  }
+  const int64_t n = from.numel();
+  if (unknown >= 0 && n >= 0) {
+    KILN_SHAPE_CHECK(known > 0 && n % known == 0, "cannot reshape ", from, " into ", to);
+    dims[static_cast<size_t>(unknown)] = n / known;
+  } else if (unknown < 0 && n >= 0) {
+    KILN_SHAPE_CHECK(n == known, "cannot reshape ", from, " (", n, " elements) into ", to, " (",
+                     known, " elements)");
+  }
+  return Shape(std::move(dims));
+}
+TensorMeta infer_reshape(std::span<const TensorMeta> in, const Attrs& attrs) {
+  return {in[0].dtype, resolve_reshape(in[0].shape, Shape(attrs.get_ints("shape"))), in[0].device};
+}
+Tensor reshape_view(const Tensor& x, const TensorMeta& out, const Attrs&) {
+  return x.view(out.shape);
+}
+Grads grad_reshape(const GradContext& c) { return {ops::reshape(c.grad, c.input(0).shape())}; }
+
+// ---- transpose ----
+TensorMeta infer_transpose(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const auto& perm = attrs.get_ints("perm");
+  const Shape& s = in[0].shape;
+  KILN_SHAPE_CHECK(static_cast<int>(perm.size()) == s.rank(), "perm has ", perm.size(),
+                   " axes for a rank-", s.rank(), " input");
+  std::vector<bool> seen(perm.size(), false);
+  std::vector<int64_t> dims;
+  for (int64_t p : perm) {
+    KILN_SHAPE_CHECK(p >= 0 && p < s.rank() && !seen[static_cast<size_t>(p)],
+                     "perm is not a permutation of the axes");
+    seen[static_cast<size_t>(p)] = true;
+    dims.push_back(s[static_cast<int>(p)]);
+  }
+  return {in[0].dtype, Shape(std::move(dims)), in[0].device};
+}
+Grads grad_transpose(const GradContext& c) {
+  const auto& perm = c.attrs().get_ints("perm");
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  return {ops::transpose(c.grad, inverse)};
+}
+
+// ---- broadcast_to ----
+TensorMeta infer_broadcast_to(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const Shape target(attrs.get_ints("shape"));
+  const Shape b = broadcast_shapes(in[0].shape, target);
+  KILN_SHAPE_CHECK(b.rank() == target.rank(), "cannot broadcast ", in[0].shape, " to ", target);
+  for (int i = 0; i < b.rank(); ++i)
+    KILN_SHAPE_CHECK(target[i] < 0 || b[i] == target[i], "cannot broadcast ", in[0].shape,
+                     " to ", target);
+  return {in[0].dtype, target, in[0].device};
+}
+Grads grad_broadcast_to(const GradContext& c) { return {ops::sum_to(c.grad, c.input(0).shape())}; }
+
+// ---- strided_slice: attrs begin/end/strides are normalized per axis ----
+int64_t slice_length(int64_t dim, int64_t begin, int64_t end, int64_t stride) {
+  if (end == kToEnd) end = dim;
+  if (stride > 0) return std::max<int64_t>(0, (end - begin + stride - 1) / stride);
+  return std::max<int64_t>(0, (begin - end - stride - 1) / -stride);
+}
+TensorMeta infer_strided_slice(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const auto& b = attrs.get_ints("begin");
+  const auto& e = attrs.get_ints("end");
+  const auto& st = attrs.get_ints("strides");
+  const Shape& s = in[0].shape;
+  std::vector<int64_t> dims;
+  for (int i = 0; i < s.rank(); ++i) {
+    const bool full = b[static_cast<size_t>(i)] == 0 && e[static_cast<size_t>(i)] == kToEnd &&
+                      st[static_cast<size_t>(i)] == 1;
+    dims.push_back(full ? s[i]
+                        : slice_length(s[i], b[static_cast<size_t>(i)], e[static_cast<size_t>(i)],
+                                       st[static_cast<size_t>(i)]));
+  }
+  return {in[0].dtype, Shape(std::move(dims)), in[0].device};
+}
+// A slice is a view when it selects one contiguous block: single indices on leading axes, a
+// unit-stride range on one axis, whole axes after it.
+Tensor strided_slice_view(const Tensor& x, const TensorMeta& out, const Attrs& attrs) {
+  const auto& b = attrs.get_ints("begin");
+  const auto& st = attrs.get_ints("strides");
+  const Shape& s = x.shape();
+  int first_partial = s.rank();
+  for (int i = 0; i < s.rank(); ++i) {
+    if (out.shape[i] != s[i]) {
+      first_partial = i;
+      break;
+    }
+  }
+  bool contiguous = true;
+  for (int i = 0; i < s.rank(); ++i) {
+    if (st[static_cast<size_t>(i)] != 1 && out.shape[i] > 1) contiguous = false;
+    if (i < first_partial && s[i] != 1) contiguous = false;
+    if (i > first_partial && out.shape[i] != s[i]) contiguous = false;
+  }
+  if (!contiguous) return Tensor();
+  const auto strides = s.strides();
+  int64_t offset = 0;
+  for (int i = 0; i < s.rank(); ++i) offset += b[static_cast<size_t>(i)] * strides[static_cast<size_t>(i)];
+  return x.view(out.shape, offset);
+}
+Grads grad_strided_slice(const GradContext& c) {
+  Attrs attrs = c.attrs();
+  attrs.set("input_shape", c.input(0).shape().dims());
+  return {apply(OpId::strided_slice_grad, {c.grad}, attrs)};
+}
+TensorMeta infer_strided_slice_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
+  return {in[0].dtype, Shape(attrs.get_ints("input_shape")), in[0].device};
+}
+Grads grad_strided_slice_grad(const GradContext& c) {
+  Attrs attrs = c.attrs();
+  return {apply(OpId::strided_slice, {c.grad},
+                {{"begin", attrs.get_ints("begin")},
+                 {"end", attrs.get_ints("end")},
+                 {"strides", attrs.get_ints("strides")}})};
+}
+
+// ---- concat ----
+TensorMeta infer_concat(std::span<const TensorMeta> in, const Attrs& attrs) {
+  KILN_SHAPE_CHECK(!in.empty(), "needs at least one input");
+  const int axis = static_cast<int>(attrs.get_int("axis"));
+  std::vector<int64_t> dims = in[0].shape.dims();
+  KILN_SHAPE_CHECK(axis >= 0 && axis < in[0].shape.rank(), "axis ", axis, " out of range");
+  for (size_t k = 1; k < in.size(); ++k) {
+    defs::require_same_dtype(in[0], in[k]);
+    KILN_SHAPE_CHECK(in[k].shape.rank() == in[0].shape.rank(), "input ", k, " has rank ",
+                     in[k].shape.rank(), ", input 0 has rank ", in[0].shape.rank());
+    for (int i = 0; i < in[0].shape.rank(); ++i) {
+      const int64_t d = in[k].shape[i];
+      if (i == axis) {
+        dims[static_cast<size_t>(i)] = (dims[static_cast<size_t>(i)] < 0 || d < 0)
+                                           ? Shape::kUnknownDim
+                                           : dims[static_cast<size_t>(i)] + d;
+      } else {
+        KILN_SHAPE_CHECK(d < 0 || in[0].shape[i] < 0 || d == in[0].shape[i], "input ", k,
+                         " differs from input 0 in dim ", i, " (", d, " vs ", in[0].shape[i], ")");
+      }
+    }
+  }
+  return {in[0].dtype, Shape(std::move(dims)), in[0].device};
+}
+Grads grad_concat(const GradContext& c) {
+  const int64_t axis = c.attrs().get_int("axis");
+  Grads g;
+  int64_t start = 0;
+  for (const Tensor& x : c.node.inputs) {
+    const int64_t size = x.shape()[static_cast<int>(axis)];
+    std::vector<int64_t> begin(static_cast<size_t>(x.rank()), 0);
+    std::vector<int64_t> sizes(static_cast<size_t>(x.rank()), -1);
+    begin[static_cast<size_t>(axis)] = start;
+    sizes[static_cast<size_t>(axis)] = size;
+    g.push_back(ops::slice(c.grad, begin, sizes));
+    start += size;
+  }
+  return g;
+}
+
+// ---- pad: attrs paddings = [before0, after0, before1, after1, ...] ----
+TensorMeta infer_pad(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const auto& p = attrs.get_ints("paddings");
+  const Shape& s = in[0].shape;
+  KILN_SHAPE_CHECK(static_cast<int>(p.size()) == 2 * s.rank(), "paddings has ", p.size() / 2,
+                   " axes for a rank-", s.rank(), " input");
+  std::vector<int64_t> dims;
+  for (int i = 0; i < s.rank(); ++i) {
+    const int64_t before = p[static_cast<size_t>(2 * i)];
+    const int64_t after = p[static_cast<size_t>(2 * i + 1)];
+    KILN_SHAPE_CHECK(before >= 0 && after >= 0, "paddings must be non-negative");
+    dims.push_back(s[i] < 0 ? Shape::kUnknownDim : s[i] + before + after);
+  }
+  return {in[0].dtype, Shape(std::move(dims)), in[0].device};
+}
+Grads grad_pad(const GradContext& c) {
+  const auto& p = c.attrs().get_ints("paddings");
+  const Shape& s = c.input(0).shape();
+  std::vector<int64_t> begin;
+  for (int i = 0; i < s.rank(); ++i) begin.push_back(p[static_cast<size_t>(2 * i)]);
+  return {ops::slice(c.grad, begin, s.dims())};
+}
+
+}  // namespace
+
+void define_shape_ops(OpTable& t) {
+  defs::def(t, OpId::reshape, "reshape", 1, infer_reshape, grad_reshape);
+  t[OpId::reshape].view = reshape_view;
+  defs::def(t, OpId::transpose, "transpose", 1, infer_transpose, grad_transpose);
+  defs::def(t, OpId::broadcast_to, "broadcast_to", 1, infer_broadcast_to, grad_broadcast_to);
+  defs::def(t, OpId::strided_slice, "strided_slice", 1, infer_strided_slice, grad_strided_slice);
+  t[OpId::strided_slice].view = strided_slice_view;
+  defs::def(t, OpId::strided_slice_grad, "strided_slice_grad", 1, infer_strided_slice_grad,
+            grad_strided_slice_grad);
+  defs::def(t, OpId::concat, "concat", -1, infer_concat, grad_concat);
+  defs::def(t, OpId::pad, "pad", 1, infer_pad, grad_pad);
+}
+
+namespace ops {
+
+Tensor reshape(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  return apply(OpId::reshape, {x}, {{"shape", shape.dims()}});
+}
+
+Tensor flatten(const Tensor& x) {
+  KILN_CHECK(x.rank() >= 1, "kiln::ops::flatten: needs rank >= 1, got ", describe(x.meta()));
+  return reshape(x, {x.shape()[0], -1});
+}
+
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm) {
+  if (perm.empty())
+    for (int i = x.rank() - 1; i >= 0; --i) perm.push_back(i);
+  for (int64_t& p : perm)
+    if (p < 0) p += x.rank();
+  bool trivial = true;
+  for (size_t i = 0; i < perm.size(); ++i) trivial = trivial && perm[i] == static_cast<int64_t>(i);
+  if (trivial && static_cast<int>(perm.size()) == x.rank()) return x;
+  return apply(OpId::transpose, {x}, {{"perm", perm}});
+}
+
+Tensor expand_dims(const Tensor& x, int64_t axis) {
+  const int rank = x.rank();
+  KILN_CHECK(axis >= -(rank + 1) && axis <= rank, "kiln::ops::expand_dims: axis ", axis,
+             " is out of range for ", describe(x.meta()));
+  if (axis < 0) axis += rank + 1;
+  std::vector<int64_t> dims = x.shape().dims();
+  dims.insert(dims.begin() + axis, 1);
+  return reshape(x, Shape(std::move(dims)));
+}
+
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
+  std::vector<bool> drop(static_cast<size_t>(x.rank()), false);
+  if (axes.empty()) {
+    for (int i = 0; i < x.rank(); ++i) drop[static_cast<size_t>(i)] = x.shape()[i] == 1;
+  } else {
+    for (int64_t a : axes) {
+      int i = 0;
+      try {
+        i = normalize_axis(a, x.rank());
+      } catch (const ShapeError& e) {
+        throw ShapeError(detail::concat("kiln::ops::squeeze: ", e.what()));
+      }
+      KILN_CHECK(x.shape()[i] == 1, "kiln::ops::squeeze: axis ", a, " of ", describe(x.meta()),
+                 " is not of size 1");
+      drop[static_cast<size_t>(i)] = true;
+    }
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < x.rank(); ++i)
+    if (!drop[static_cast<size_t>(i)]) dims.push_back(x.shape()[i]);
+  return reshape(x, Shape(std::move(dims)));
+}
+
+Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  return apply(OpId::broadcast_to, {x}, {{"shape", shape.dims()}});
+}
+
+Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end,
+                     std::vector<int64_t> strides) {
+  const int rank = x.rank();
+  KILN_CHECK(static_cast<int>(begin.size()) <= rank && end.size() == begin.size() &&
+                 strides.size() == begin.size(),
+             "kiln::ops::strided_slice: begin/end/strides must have one entry per leading axis "
+             "(got ", begin.size(), "/", end.size(), "/", strides.size(), ") for ",
+             describe(x.meta()));
+  std::vector<int64_t> b(static_cast<size_t>(rank), 0), e(static_cast<size_t>(rank), kToEnd),
+      s(static_cast<size_t>(rank), 1);
+  for (size_t i = 0; i < begin.size(); ++i) {
+    const int64_t dim = x.shape()[static_cast<int>(i)];
+    const int64_t stride = strides[i];
+    KILN_CHECK(stride != 0, "kiln::ops::strided_slice: stride of axis ", i, " is zero");
+    KILN_CHECK(dim >= 0 || (begin[i] == 0 && end[i] == kToEnd && stride == 1),
+               "kiln::ops::strided_slice: axis ", i, " of ", describe(x.meta()),
+               " has unknown size; only a whole-axis slice is supported there");
+    if (dim < 0) continue;
+    // Python slice clamping.
+    auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
+      if (v < 0 && v != kToEnd) v += dim;
+      return std::clamp(v, lo, hi);
+    };
+    if (stride > 0) {
+      b[i] = clamp(begin[i], 0, dim);
+      e[i] = end[i] == kToEnd ? dim : clamp(end[i], 0, dim);
+    } else {
+      b[i] = clamp(begin[i] == kToEnd ? dim - 1 : begin[i], -1, dim - 1);
+      e[i] = end[i] == kToEnd ? -1 : clamp(end[i], -1, dim - 1);
+    }
+    s[i] = stride;
+    if (b[i] == 0 && e[i] == dim && s[i] == 1) e[i] = kToEnd;
+  }
+  return apply(OpId::strided_slice, {x}, {{"begin", b}, {"end", e}, {"strides", s}});
+}
+
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size) {
+  KILN_CHECK(begin.size() == size.size(), "kiln::ops::slice: begin has ", begin.size(),
+             " entries, size has ", size.size());
+  std::vector<int64_t> end(begin.size());
+  for (size_t i = 0; i < begin.size(); ++i) {
+    const int64_t dim = x.shape()[static_cast<int>(i)];
+    KILN_CHECK(begin[i] >= 0 && (size[i] == -1 || (size[i] >= 0 && (dim < 0 || begin[i] + size[i] <= dim))),
+               "kiln::ops::slice: begin ", begin[i], " size ", size[i], " out of range for axis ",
+               i, " of ", describe(x.meta()));
+    end[i] = size[i] == -1 ? kToEnd : begin[i] + size[i];
+  }
+  return strided_slice(x, begin, end, std::vector<int64_t>(begin.size(), 1));
+}
+
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
+  KILN_CHECK(!xs.empty(), "kiln::ops::concat: no inputs");
+  if (xs.size() == 1) return xs[0];
+  const int a = normalize_axis(axis, xs[0].rank());
+  DType dtype = xs[0].dtype();
+  for (const Tensor& x : xs) dtype = promote_types(dtype, x.dtype());
+  std::vector<Tensor> inputs;
+  for (const Tensor& x : xs) inputs.push_back(cast(x, dtype));
+  return apply(OpId::concat, std::move(inputs), {{"axis", int64_t{a}}});
+}
+
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
+  KILN_CHECK(!xs.empty(), "kiln::ops::stack: no inputs");
+  std::vector<Tensor> expanded;
+  for (const Tensor& x : xs) expanded.push_back(expand_dims(x, axis));
+  return concat(expanded, axis);
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis) {
+  const int a = normalize_axis(axis, x.rank());
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  KILN_CHECK(total == x.shape()[a], "kiln::ops::split: sizes sum to ", total, " but axis ", a,
+             " of ", describe(x.meta()), " has ", x.shape()[a]);
+  std::vector<Tensor> out;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    std::vector<int64_t> begin(static_cast<size_t>(x.rank()), 0);
+    std::vector<int64_t> size(static_cast<size_t>(x.rank()), -1);
+    begin[static_cast<size_t>(a)] = start;
+    size[static_cast<size_t>(a)] = s;
+    out.push_back(slice(x, begin, size));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& x, int64_t num, int64_t axis) {
+  const int a = normalize_axis(axis, x.rank());
+  KILN_CHECK(num > 0 && x.shape()[a] % num == 0, "kiln::ops::split: axis ", a, " of ",
+             describe(x.meta()), " does not divide into ", num, " equal parts");
+  return split(x, std::vector<int64_t>(static_cast<size_t>(num), x.shape()[a] / num), a);
+}
+
+Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings,
+           double constant_value) {
+  std::vector<int64_t> flat;
+  for (const auto& [before, after] : paddings) {
+    flat.push_back(before);
+    flat.push_back(after);
+  }
+  return apply(OpId::pad, {x}, {{"paddings", flat}, {"value", constant_value}});
+}
+
+}  // namespace ops
+}  // namespace kiln

@@ -1,0 +1,91 @@
+#include "framework/ops/dispatch.h"
+
+#include <sstream>
+
+#include "framework/autodiff/grad_mode.h"
+#include "framework/core/error.h"
+
+namespace kiln {
+namespace {
+
+std::string describe_operands(std::span<const TensorMeta> inputs, const Attrs& attrs) {
+  std::ostringstream out;
+  out << "inputs: ";
+  for (size_t i = 0; i < inputs.size(); ++i) out << (i ? ", " : "") << describe(inputs[i]);
+  if (inputs.empty()) out << "none";
+  if (!attrs.empty()) out << "; " << attrs.to_string();
+  return out.str();
+}
+
+}  // namespace
+
+std::string describe(const TensorMeta& meta) {
+  std::ostringstream out;
+  out << dtype_name(meta.dtype) << meta.shape;
+  if (!meta.device.is_cpu()) out << '@' << meta.device;
+  return out.str();
+}
+
+TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& attrs) {
+  const OpDef& def = op_def(op);
+  try {
+    KILN_SHAPE_CHECK(def.num_inputs < 0 || static_cast<int>(inputs.size()) == def.num_inputs,
+                     "expected ", def.num_inputs, " inputs, got ", inputs.size());
+    for (size_t i = 1; i < inputs.size(); ++i)
+      KILN_SHAPE_CHECK(inputs[i].device == inputs[0].device, "inputs are on different devices (",
+                       inputs[0].device, " and ", inputs[i].device, ")");
+    return def.infer(inputs, attrs);
+  } catch (const ShapeError& e) {
+    throw ShapeError(detail::concat("kiln::ops::", def.name, ": ", e.what(), " (",
+                                    describe_operands(inputs, attrs), ")"));
+  }
+}
+
+void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs) {
+  const OpDef& def = op_def(op);
+  const KernelFn kernel = def.kernels[static_cast<size_t>(output.device().type)];
+  if (kernel == nullptr) {
+    throw Error(detail::concat("kiln::ops::", def.name, " has no kernel for device ",
+                               output.device()));
+  }
+  if (output.numel() == 0) return;
+  kernel(KernelContext{inputs, output, attrs});
+}
+
+Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs) {
+  const OpDef& def = op_def(op);
+  std::vector<TensorMeta> metas;
+  metas.reserve(inputs.size());
+  bool symbolic = false;
+  bool track = false;
+  for (const Tensor& t : inputs) {
+    KILN_CHECK(t.defined(), "kiln::ops::", def.name, ": an input tensor is undefined");
+    metas.push_back(t.meta());
+    symbolic = symbolic || t.is_symbolic();
+    track = track || t.requires_grad();
+  }
+  track = track && def.grad != nullptr && grad_enabled();
+  TensorMeta out_meta = infer_meta(op, metas, attrs);
+
+  Tensor out;
+  if (symbolic) {
+    auto impl = std::make_shared<TensorImpl>();
+    impl->meta = std::move(out_meta);
+    out = Tensor(std::move(impl));
+  } else {
+    // A view op may decline (a slice that is not one contiguous block) and fall back to its
+    // kernel.
+    if (def.view != nullptr) out = def.view(inputs[0], out_meta, attrs);
+    if (!out.defined()) {
+      out = Tensor::empty(out_meta.shape, out_meta.dtype, out_meta.device);
+      run_kernel(op, inputs, out, attrs);
+    }
+  }
+  if (symbolic || track) {
+    out.impl()->node = std::make_shared<Node>(Node{op, std::move(attrs), std::move(inputs)});
+    out.impl()->requires_grad = track;
+  }
+  return out;
+}
+
+}  // namespace kiln

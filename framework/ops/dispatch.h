@@ -1,0 +1,26 @@
+#pragma once
+// The single path every primitive op takes: infer the output, then either record a symbolic
+// node (tracing), return a view, or allocate and run the backend's kernel; record the node for
+// autodiff when an input requires gradients.
+#include <span>
+#include <vector>
+
+#include "framework/ops/attrs.h"
+#include "framework/ops/op_def.h"
+#include "framework/ops/op_list.h"
+#include "framework/tensor/tensor.h"
+
+namespace kiln {
+
+Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs = {});
+
+// Shape/dtype inference with errors that name the op and its operands.
+TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& attrs);
+
+// Runs op's kernel into a caller-owned output of the right meta (executor, benchmarks).
+void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs);
+
+// "float32[2, 3]" for messages.
+std::string describe(const TensorMeta& meta);
+
+}  // namespace kiln

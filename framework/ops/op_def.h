@@ -1,0 +1,78 @@
+#pragma once
+// One entry of the op table: shape/dtype inference, gradient, optional view, one kernel per
+// backend. Inference works on unknown dims so the same entry serves tracing.
+#include <array>
+#include <span>
+#include <vector>
+
+#include "framework/core/device.h"
+#include "framework/graph/node.h"
+#include "framework/ops/attrs.h"
+#include "framework/ops/op_list.h"
+#include "framework/tensor/tensor.h"
+
+namespace kiln {
+
+struct KernelContext {
+  std::span<const Tensor> inputs;
+  const Tensor& output;  // allocated by the caller with the inferred meta
+  const Attrs& attrs;
+};
+using KernelFn = void (*)(const KernelContext&);
+
+// Throws ShapeError with a reason; the dispatcher adds the op name and operands.
+using InferFn = TensorMeta (*)(std::span<const TensorMeta> inputs, const Attrs& attrs);
+
+struct GradContext {
+  const Node& node;
+  const Tensor& output;
+  const Tensor& grad;               // d(loss)/d(output)
+  const std::vector<bool>& needs;   // which inputs want a gradient
+  const Tensor& input(size_t i) const { return node.inputs[i]; }
+  const Attrs& attrs() const { return node.attrs; }
+};
+// Returns one gradient per input (undefined where none is needed or the input is not
+// differentiable), written with public ops so it records and traces like forward code.
+using GradFn = std::vector<Tensor> (*)(const GradContext&);
+
+// Ops that only reinterpret their input's storage (reshape) return a view instead of running a
+// kernel.
+using ViewFn = Tensor (*)(const Tensor& input, const TensorMeta& out, const Attrs& attrs);
+
+struct OpDef {
+  const char* name = nullptr;
+  int num_inputs = 1;  // -1 for variadic (concat)
+  InferFn infer = nullptr;
+  GradFn grad = nullptr;  // nullptr: not differentiable (argmax, comparisons, ...)
+  ViewFn view = nullptr;
+  std::array<KernelFn, kNumDeviceTypes> kernels{};
+};
+
+class OpTable {
+ public:
+  OpDef& operator[](OpId op) { return defs_[static_cast<size_t>(op)]; }
+  const OpDef& operator[](OpId op) const { return defs_[static_cast<size_t>(op)]; }
+  void set_kernel(OpId op, DeviceType device, KernelFn fn) {
+    (*this)[op].kernels[static_cast<size_t>(device)] = fn;
+  }
+
+ private:
+  std::array<OpDef, kNumOps> defs_{};
+};
+
+// The process-wide table, built on first use.
+const OpTable& op_table();
+inline const OpDef& op_def(OpId op) { return op_table()[op]; }
+
+// Definition hooks, one per op family (framework/ops/defs/*.cpp), and the backends' kernel
+// registration (framework/backends/*/).
+void define_elementwise_ops(OpTable& table);
+void define_reduction_ops(OpTable& table);
+void define_shape_ops(OpTable& table);
+void define_index_ops(OpTable& table);
+void define_linalg_ops(OpTable& table);
+void define_nn_ops(OpTable& table);
+void register_cpu_kernels(OpTable& table);
+void register_cuda_kernels(OpTable& table);  // a no-op without CUDA
+
+}  // namespace kiln

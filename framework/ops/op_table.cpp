@@ -1,0 +1,34 @@
+#include "framework/ops/op_def.h"
+
+#include "framework/core/error.h"
+
+namespace kiln {
+namespace {
+
+OpTable build_table() {
+  OpTable table;
+  define_elementwise_ops(table);
+  define_reduction_ops(table);
+  define_shape_ops(table);
+  define_index_ops(table);
+  define_linalg_ops(table);
+  define_nn_ops(table);
+  register_cpu_kernels(table);
+  register_cuda_kernels(table);
+  // Every op of the list must be defined by exactly one family.
+#define KILN_CHECK_DEFINED(op)                                                      \
+  KILN_CHECK(table[OpId::op].name != nullptr && table[OpId::op].infer != nullptr, \
+             "op table: '" #op "' has no definition");
+  KILN_OPS(KILN_CHECK_DEFINED)
+#undef KILN_CHECK_DEFINED
+  return table;
+}
+
+}  // namespace
+
+const OpTable& op_table() {
+  static const OpTable table = build_table();
+  return table;
+}
+
+}  // namespace kiln

@@ -1,0 +1,159 @@
+#pragma once
+// kiln's public ops. Every function works eagerly on concrete tensors, records for autodiff when
+// an input requires gradients, and records a graph node when its inputs are symbolic (tracing).
+// Binary ops broadcast like NumPy and promote dtypes (see promote_types); a double operand
+// takes the tensor's dtype.
+#include <cstdint>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "framework/tensor/tensor.h"
+
+namespace kiln::ops {
+
+// ---- unary ----
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor leaky_relu(const Tensor& x, double alpha = 0.3);  // Keras LeakyReLU default
+Tensor elu(const Tensor& x, double alpha = 1.0);
+Tensor gelu(const Tensor& x, bool approximate = false);
+Tensor softplus(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor erf(const Tensor& x);
+Tensor logical_not(const Tensor& x);
+Tensor cast(const Tensor& x, DType dtype);
+// The same values; gradients flow through unchanged.
+Tensor identity(const Tensor& x);
+// The same values, but no gradient flows back through the result.
+Tensor stop_gradient(const Tensor& x);
+
+// ---- binary (broadcasting) ----
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor sub(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor equal(const Tensor& a, const Tensor& b);
+Tensor not_equal(const Tensor& a, const Tensor& b);
+Tensor less(const Tensor& a, const Tensor& b);
+Tensor less_equal(const Tensor& a, const Tensor& b);
+Tensor greater(const Tensor& a, const Tensor& b);
+Tensor greater_equal(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+// Tensor-with-number forms; the number takes the tensor's dtype.
+Tensor add(const Tensor& a, double b);
+Tensor sub(const Tensor& a, double b);
+Tensor mul(const Tensor& a, double b);
+Tensor div(const Tensor& a, double b);
+Tensor pow(const Tensor& a, double b);
+Tensor maximum(const Tensor& a, double b);
+Tensor minimum(const Tensor& a, double b);
+Tensor greater(const Tensor& a, double b);
+Tensor less(const Tensor& a, double b);
+// Elementwise cond ? a : b, all three broadcast together.
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+Tensor clip(const Tensor& x, double min_value, double max_value);
+
+// ---- reductions (axes empty = all axes; negative axes count from the end) ----
+Tensor sum(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor mean(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor max(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor min(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor prod(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor logsumexp(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor variance(const Tensor& x, std::vector<int64_t> axes = {}, bool keepdims = false);
+Tensor argmax(const Tensor& x, int64_t axis = -1, bool keepdims = false);  // int64
+Tensor argmin(const Tensor& x, int64_t axis = -1, bool keepdims = false);  // int64
+// Sums a broadcast result back down to `shape` (the gradient of broadcasting).
+Tensor sum_to(const Tensor& x, const Shape& shape);
+
+// ---- linear algebra ----
+// [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast; 1-D operands are not promoted.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+
+// ---- shapes ----
+// One dim may be -1 and is inferred.
+Tensor reshape(const Tensor& x, const Shape& shape);
+Tensor flatten(const Tensor& x);  // [N, ...] -> [N, prod(...)]
+// perm empty = reverse the axes.
+Tensor transpose(const Tensor& x, std::vector<int64_t> perm = {});
+Tensor expand_dims(const Tensor& x, int64_t axis);
+// axes empty = every size-1 axis.
+Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {});
+Tensor broadcast_to(const Tensor& x, const Shape& shape);
+// size -1 = to the end of the axis.
+Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size);
+// Python-style x[begin:end:stride] per axis; negative begin/end count from the end; strides may
+// be negative.
+Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end,
+                     std::vector<int64_t> strides);
+Tensor concat(const std::vector<Tensor>& xs, int64_t axis = 0);
+Tensor stack(const std::vector<Tensor>& xs, int64_t axis = 0);
+std::vector<Tensor> split(const Tensor& x, int64_t num, int64_t axis = 0);
+std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int64_t axis);
+// paddings: (before, after) per axis.
+Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& paddings,
+           double constant_value = 0);
+
+// ---- indexing ----
+// numpy.take(params, indices, axis): out shape = params[:axis] + indices + params[axis+1:].
+Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis = 0);
+// numpy.take_along_axis: indices has x's rank; out has indices' shape.
+Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis);
+// base with updates added at `indices` along `axis` (the adjoint of gather).
+Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& updates,
+                   int64_t axis = 0);
+Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32);
+
+// ---- neural network ----
+Tensor softmax(const Tensor& x, int64_t axis = -1);
+Tensor log_softmax(const Tensor& x, int64_t axis = -1);
+
+enum class Padding { valid, same };
+Padding parse_padding(std::string_view name);  // "valid" / "same"
+
+// NHWC input, HWIO kernel [kh, kw, in/groups, out] (the Keras layouts).
+Tensor conv2d(const Tensor& x, const Tensor& kernel, std::vector<int64_t> strides = {1, 1},
+              Padding padding = Padding::valid, std::vector<int64_t> dilation = {1, 1},
+              int64_t groups = 1);
+// NWC input, WIO kernel [kw, in/groups, out].
+Tensor conv1d(const Tensor& x, const Tensor& kernel, int64_t stride = 1,
+              Padding padding = Padding::valid, int64_t dilation = 1, int64_t groups = 1);
+// NHWC; strides empty = pool_size (the Keras default).
+Tensor max_pool2d(const Tensor& x, std::vector<int64_t> pool_size,
+                  std::vector<int64_t> strides = {}, Padding padding = Padding::valid);
+Tensor avg_pool2d(const Tensor& x, std::vector<int64_t> pool_size,
+                  std::vector<int64_t> strides = {}, Padding padding = Padding::valid);
+
+}  // namespace kiln::ops
+
+namespace kiln {
+Tensor operator-(const Tensor& x);
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+Tensor operator/(double a, const Tensor& b);
+}  // namespace kiln
