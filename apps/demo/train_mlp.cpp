@@ -23,7 +23,7 @@ namespace ops = kiln::ops;
 
 struct Options {
   int epochs = 1;
-  int64_t batch_size = 64;
+  int64_t batch_size = 32;
   double learning_rate = 0.1;
   int64_t hidden = 256;
   uint64_t seed = 42;
