@@ -27,6 +27,7 @@ struct Options {
   double learning_rate = 0.1;
   int64_t hidden = 256;
   uint64_t seed = 42;
+  double require_accuracy = 0;  // exit with status 2 when the final test accuracy is lower
   std::string data_dir = kiln::datasets::default_fashion_mnist_dir();
 };
 
@@ -44,9 +45,11 @@ Options parse(int argc, char** argv) {
     else if (arg == "--hidden") o.hidden = std::stoll(value());
     else if (arg == "--seed") o.seed = std::stoull(value());
     else if (arg == "--data") o.data_dir = value();
+    else if (arg == "--require-accuracy") o.require_accuracy = std::stod(value());
     else
       throw kiln::Error("unknown option " + std::string(arg) +
-                        " (options: --epochs --batch-size --learning-rate --hidden --seed --data)");
+                        " (options: --epochs --batch-size --learning-rate --hidden --seed --data "
+                        "--require-accuracy)");
   }
   return o;
 }
@@ -91,6 +94,7 @@ int run(const Options& o) {
   std::iota(order.begin(), order.end(), 0);
   const int64_t steps = (n + o.batch_size - 1) / o.batch_size;
 
+  double test_accuracy = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto start = std::chrono::steady_clock::now();
     std::shuffle(order.begin(), order.end(), shuffle_rng);
@@ -116,9 +120,15 @@ int run(const Options& o) {
     }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    test_accuracy = accuracy(params, x_test, data.test.labels);
     std::printf("epoch %d: loss %.4f, train accuracy %.4f, test accuracy %.4f (%.1f s)\n", epoch,
                 loss_sum / static_cast<double>(steps), accuracy(params, x_train, data.train.labels),
-                accuracy(params, x_test, data.test.labels), seconds);
+                test_accuracy, seconds);
+  }
+  if (test_accuracy < o.require_accuracy) {
+    std::fprintf(stderr, "kiln_demo: test accuracy %.4f is below the required %.4f\n",
+                 test_accuracy, o.require_accuracy);
+    return 2;
   }
   return 0;
 }
