@@ -39,13 +39,20 @@ Options parse(int argc, char** argv) {
       KILN_CHECK(i + 1 < argc, "missing value after ", arg);
       return argv[++i];
     };
-    if (arg == "--epochs") o.epochs = std::stoi(value());
-    else if (arg == "--batch-size") o.batch_size = std::stoll(value());
-    else if (arg == "--learning-rate") o.learning_rate = std::stod(value());
-    else if (arg == "--hidden") o.hidden = std::stoll(value());
-    else if (arg == "--seed") o.seed = std::stoull(value());
-    else if (arg == "--data") o.data_dir = value();
-    else if (arg == "--require-accuracy") o.require_accuracy = std::stod(value());
+    if (arg == "--epochs")
+      o.epochs = std::stoi(value());
+    else if (arg == "--batch-size")
+      o.batch_size = std::stoll(value());
+    else if (arg == "--learning-rate")
+      o.learning_rate = std::stod(value());
+    else if (arg == "--hidden")
+      o.hidden = std::stoll(value());
+    else if (arg == "--seed")
+      o.seed = std::stoull(value());
+    else if (arg == "--data")
+      o.data_dir = value();
+    else if (arg == "--require-accuracy")
+      o.require_accuracy = std::stod(value());
     else
       throw kiln::Error("unknown option " + std::string(arg) +
                         " (options: --epochs --batch-size --learning-rate --hidden --seed --data "
@@ -67,7 +74,8 @@ Tensor forward(const std::vector<Tensor>& p, const Tensor& x) {
 
 // Mean sparse categorical cross-entropy from logits.
 Tensor loss_of(const Tensor& logits, const Tensor& labels) {
-  const Tensor picked = ops::take_along_axis(ops::log_softmax(logits), ops::expand_dims(labels, 1), 1);
+  const Tensor picked =
+      ops::take_along_axis(ops::log_softmax(logits), ops::expand_dims(labels, 1), 1);
   return -ops::mean(picked);
 }
 
@@ -84,8 +92,8 @@ int run(const Options& o) {
   const Tensor x_test = ops::flatten(data.test.images);
   const int64_t n = x_train.dim(0);
   const int64_t features = x_train.dim(1);
-  std::printf("Fashion-MNIST: %lld train, %lld test images from %s\n",
-              static_cast<long long>(n), static_cast<long long>(x_test.dim(0)), o.data_dir.c_str());
+  std::printf("Fashion-MNIST: %lld train, %lld test images from %s\n", static_cast<long long>(n),
+              static_cast<long long>(x_test.dim(0)), o.data_dir.c_str());
 
   std::vector<Tensor> params{glorot_uniform(features, o.hidden), kiln::zeros({o.hidden}),
                              glorot_uniform(o.hidden, 10), kiln::zeros({10})};

@@ -28,14 +28,38 @@ std::ostream& operator<<(std::ostream& out, DType dtype);
 // C++ type for each dtype, for kernels: dtype_of<T>() and DTypeType<DType>.
 template <typename T>
 constexpr DType dtype_of();
-template <> constexpr DType dtype_of<float>() { return DType::f32; }
-template <> constexpr DType dtype_of<double>() { return DType::f64; }
-template <> constexpr DType dtype_of<float16>() { return DType::f16; }
-template <> constexpr DType dtype_of<bfloat16>() { return DType::bf16; }
-template <> constexpr DType dtype_of<int32_t>() { return DType::i32; }
-template <> constexpr DType dtype_of<int64_t>() { return DType::i64; }
-template <> constexpr DType dtype_of<uint8_t>() { return DType::u8; }
-template <> constexpr DType dtype_of<bool>() { return DType::boolean; }
+template <>
+constexpr DType dtype_of<float>() {
+  return DType::f32;
+}
+template <>
+constexpr DType dtype_of<double>() {
+  return DType::f64;
+}
+template <>
+constexpr DType dtype_of<float16>() {
+  return DType::f16;
+}
+template <>
+constexpr DType dtype_of<bfloat16>() {
+  return DType::bf16;
+}
+template <>
+constexpr DType dtype_of<int32_t>() {
+  return DType::i32;
+}
+template <>
+constexpr DType dtype_of<int64_t>() {
+  return DType::i64;
+}
+template <>
+constexpr DType dtype_of<uint8_t>() {
+  return DType::u8;
+}
+template <>
+constexpr DType dtype_of<bool>() {
+  return DType::boolean;
+}
 
 // Calls fn.template operator()<T>() with T the C++ type of dtype. The *_float variant accepts
 // only floating types and the *_numeric one every type but bool; other dtypes raise an error
@@ -43,14 +67,22 @@ template <> constexpr DType dtype_of<bool>() { return DType::boolean; }
 template <typename Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
   switch (dtype) {
-    case DType::f32: return fn.template operator()<float>();
-    case DType::f64: return fn.template operator()<double>();
-    case DType::f16: return fn.template operator()<float16>();
-    case DType::bf16: return fn.template operator()<bfloat16>();
-    case DType::i32: return fn.template operator()<int32_t>();
-    case DType::i64: return fn.template operator()<int64_t>();
-    case DType::u8: return fn.template operator()<uint8_t>();
-    case DType::boolean: return fn.template operator()<bool>();
+    case DType::f32:
+      return fn.template operator()<float>();
+    case DType::f64:
+      return fn.template operator()<double>();
+    case DType::f16:
+      return fn.template operator()<float16>();
+    case DType::bf16:
+      return fn.template operator()<bfloat16>();
+    case DType::i32:
+      return fn.template operator()<int32_t>();
+    case DType::i64:
+      return fn.template operator()<int64_t>();
+    case DType::u8:
+      return fn.template operator()<uint8_t>();
+    case DType::boolean:
+      return fn.template operator()<bool>();
   }
   throw Error("unknown dtype");
 }
@@ -58,11 +90,16 @@ decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
 template <typename Fn>
 decltype(auto) visit_float_dtype(DType dtype, std::string_view what, Fn&& fn) {
   switch (dtype) {
-    case DType::f32: return fn.template operator()<float>();
-    case DType::f64: return fn.template operator()<double>();
-    case DType::f16: return fn.template operator()<float16>();
-    case DType::bf16: return fn.template operator()<bfloat16>();
-    default: break;
+    case DType::f32:
+      return fn.template operator()<float>();
+    case DType::f64:
+      return fn.template operator()<double>();
+    case DType::f16:
+      return fn.template operator()<float16>();
+    case DType::bf16:
+      return fn.template operator()<bfloat16>();
+    default:
+      break;
   }
   throw Error(detail::concat(what, ": expected a floating dtype, got ", dtype_name(dtype)));
 }
@@ -70,14 +107,22 @@ decltype(auto) visit_float_dtype(DType dtype, std::string_view what, Fn&& fn) {
 template <typename Fn>
 decltype(auto) visit_numeric_dtype(DType dtype, std::string_view what, Fn&& fn) {
   switch (dtype) {
-    case DType::f32: return fn.template operator()<float>();
-    case DType::f64: return fn.template operator()<double>();
-    case DType::f16: return fn.template operator()<float16>();
-    case DType::bf16: return fn.template operator()<bfloat16>();
-    case DType::i32: return fn.template operator()<int32_t>();
-    case DType::i64: return fn.template operator()<int64_t>();
-    case DType::u8: return fn.template operator()<uint8_t>();
-    default: break;
+    case DType::f32:
+      return fn.template operator()<float>();
+    case DType::f64:
+      return fn.template operator()<double>();
+    case DType::f16:
+      return fn.template operator()<float16>();
+    case DType::bf16:
+      return fn.template operator()<bfloat16>();
+    case DType::i32:
+      return fn.template operator()<int32_t>();
+    case DType::i64:
+      return fn.template operator()<int64_t>();
+    case DType::u8:
+      return fn.template operator()<uint8_t>();
+    default:
+      break;
   }
   throw Error(detail::concat(what, ": expected a numeric dtype, got ", dtype_name(dtype)));
 }
@@ -87,8 +132,14 @@ template <typename T>
 struct compute_type {
   using type = T;
 };
-template <> struct compute_type<float16> { using type = float; };
-template <> struct compute_type<bfloat16> { using type = float; };
+template <>
+struct compute_type<float16> {
+  using type = float;
+};
+template <>
+struct compute_type<bfloat16> {
+  using type = float;
+};
 template <typename T>
 using compute_t = typename compute_type<T>::type;
 

@@ -45,8 +45,8 @@ void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, c
   const OpDef& def = op_def(op);
   const KernelFn kernel = def.kernels[static_cast<size_t>(output.device().type)];
   if (kernel == nullptr) {
-    throw Error(detail::concat("kiln::ops::", def.name, " has no kernel for device ",
-                               output.device()));
+    throw Error(
+        detail::concat("kiln::ops::", def.name, " has no kernel for device ", output.device()));
   }
   if (output.numel() == 0) return;
   kernel(KernelContext{inputs, output, attrs});

@@ -25,43 +25,96 @@ KILN_HD inline T sigmoid_of(T x) {
   return e / (T(1) + e);
 }
 
-struct Neg { template <typename T> KILN_HD T operator()(T x) const { return -x; } };
+struct Neg {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return -x;
+  }
+};
 struct Abs {
-  template <typename T> KILN_HD T operator()(T x) const { return x < T(0) ? -x : x; }
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x < T(0) ? -x : x;
+  }
 };
 struct Sign {
-  template <typename T> KILN_HD T operator()(T x) const {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
     return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 };
-struct Exp { template <typename T> KILN_HD T operator()(T x) const { return std::exp(x); } };
-struct Log { template <typename T> KILN_HD T operator()(T x) const { return std::log(x); } };
-struct Log1p { template <typename T> KILN_HD T operator()(T x) const { return std::log1p(x); } };
-struct Sqrt { template <typename T> KILN_HD T operator()(T x) const { return std::sqrt(x); } };
-struct Rsqrt {
-  template <typename T> KILN_HD T operator()(T x) const { return T(1) / std::sqrt(x); }
+struct Exp {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::exp(x);
+  }
 };
-struct Square { template <typename T> KILN_HD T operator()(T x) const { return x * x; } };
-struct Tanh { template <typename T> KILN_HD T operator()(T x) const { return std::tanh(x); } };
-struct Sigmoid { template <typename T> KILN_HD T operator()(T x) const { return sigmoid_of(x); } };
+struct Log {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::log(x);
+  }
+};
+struct Log1p {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::log1p(x);
+  }
+};
+struct Sqrt {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::sqrt(x);
+  }
+};
+struct Rsqrt {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return T(1) / std::sqrt(x);
+  }
+};
+struct Square {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x * x;
+  }
+};
+struct Tanh {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::tanh(x);
+  }
+};
+struct Sigmoid {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return sigmoid_of(x);
+  }
+};
 struct Relu {
-  template <typename T> KILN_HD T operator()(T x) const { return x > T(0) ? x : T(0); }
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x > T(0) ? x : T(0);
+  }
 };
 struct LeakyRelu {
   double alpha;
-  template <typename T> KILN_HD T operator()(T x) const {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
     return x > T(0) ? x : static_cast<T>(alpha) * x;
   }
 };
 struct Elu {
   double alpha;
-  template <typename T> KILN_HD T operator()(T x) const {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
     return x > T(0) ? x : static_cast<T>(alpha) * (std::exp(x) - T(1));
   }
 };
 struct Gelu {
   bool approximate;
-  template <typename T> KILN_HD T operator()(T x) const {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
     if (approximate) {
       const T inner = static_cast<T>(kSqrt2OverPi) * (x + T(0.044715) * x * x * x);
       return T(0.5) * x * (T(1) + std::tanh(inner));
@@ -70,22 +123,59 @@ struct Gelu {
   }
 };
 struct Softplus {
-  template <typename T> KILN_HD T operator()(T x) const {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
     // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): exact for large |x|.
     const T ax = x < T(0) ? -x : x;
     return (x > T(0) ? x : T(0)) + std::log1p(std::exp(-ax));
   }
 };
-struct Sin { template <typename T> KILN_HD T operator()(T x) const { return std::sin(x); } };
-struct Cos { template <typename T> KILN_HD T operator()(T x) const { return std::cos(x); } };
-struct Erf { template <typename T> KILN_HD T operator()(T x) const { return std::erf(x); } };
+struct Sin {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::sin(x);
+  }
+};
+struct Cos {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::cos(x);
+  }
+};
+struct Erf {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return std::erf(x);
+  }
+};
 
-struct Add { template <typename T> KILN_HD T operator()(T a, T b) const { return a + b; } };
-struct Sub { template <typename T> KILN_HD T operator()(T a, T b) const { return a - b; } };
-struct Mul { template <typename T> KILN_HD T operator()(T a, T b) const { return a * b; } };
-struct Div { template <typename T> KILN_HD T operator()(T a, T b) const { return a / b; } };
+struct Add {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+struct Sub {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
+    return a - b;
+  }
+};
+struct Mul {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
+    return a * b;
+  }
+};
+struct Div {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
+    return a / b;
+  }
+};
 struct Pow {
-  template <typename T> KILN_HD T operator()(T a, T b) const {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
@@ -94,33 +184,70 @@ struct Pow {
   }
 };
 struct Maximum {
-  template <typename T> KILN_HD T operator()(T a, T b) const {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
     return (a >= b || a != a) ? a : b;  // NaN propagates
   }
 };
 struct Minimum {
-  template <typename T> KILN_HD T operator()(T a, T b) const {
+  template <typename T>
+  KILN_HD T operator()(T a, T b) const {
     return (a <= b || a != a) ? a : b;
   }
 };
-struct Equal { template <typename T> KILN_HD bool operator()(T a, T b) const { return a == b; } };
+struct Equal {
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a == b;
+  }
+};
 struct NotEqual {
-  template <typename T> KILN_HD bool operator()(T a, T b) const { return a != b; }
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a != b;
+  }
 };
-struct Less { template <typename T> KILN_HD bool operator()(T a, T b) const { return a < b; } };
+struct Less {
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a < b;
+  }
+};
 struct LessEqual {
-  template <typename T> KILN_HD bool operator()(T a, T b) const { return a <= b; }
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a <= b;
+  }
 };
-struct Greater { template <typename T> KILN_HD bool operator()(T a, T b) const { return a > b; } };
+struct Greater {
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a > b;
+  }
+};
 struct GreaterEqual {
-  template <typename T> KILN_HD bool operator()(T a, T b) const { return a >= b; }
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a >= b;
+  }
 };
 struct LogicalAnd {
-  template <typename T> KILN_HD bool operator()(T a, T b) const { return a && b; }
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a && b;
+  }
 };
 struct LogicalOr {
-  template <typename T> KILN_HD bool operator()(T a, T b) const { return a || b; }
+  template <typename T>
+  KILN_HD bool operator()(T a, T b) const {
+    return a || b;
+  }
 };
-struct LogicalNot { template <typename T> KILN_HD bool operator()(T a) const { return !a; } };
+struct LogicalNot {
+  template <typename T>
+  KILN_HD bool operator()(T a) const {
+    return !a;
+  }
+};
 
 }  // namespace kiln::fn

@@ -26,8 +26,8 @@ using InferFn = TensorMeta (*)(std::span<const TensorMeta> inputs, const Attrs& 
 struct GradContext {
   const Node& node;
   const Tensor& output;
-  const Tensor& grad;               // d(loss)/d(output)
-  const std::vector<bool>& needs;   // which inputs want a gradient
+  const Tensor& grad;              // d(loss)/d(output)
+  const std::vector<bool>& needs;  // which inputs want a gradient
   const Tensor& input(size_t i) const { return node.inputs[i]; }
   const Attrs& attrs() const { return node.attrs; }
 };
@@ -62,7 +62,9 @@ class OpTable {
 
 // The process-wide table, built on first use.
 const OpTable& op_table();
-inline const OpDef& op_def(OpId op) { return op_table()[op]; }
+inline const OpDef& op_def(OpId op) {
+  return op_table()[op];
+}
 
 // Definition hooks, one per op family (framework/ops/defs/*.cpp), and the backends' kernel
 // registration (framework/backends/*/).

@@ -16,7 +16,7 @@ OpTable build_table() {
   register_cpu_kernels(table);
   register_cuda_kernels(table);
   // Every op of the list must be defined by exactly one family.
-#define KILN_CHECK_DEFINED(op)                                                      \
+#define KILN_CHECK_DEFINED(op)                                                    \
   KILN_CHECK(table[OpId::op].name != nullptr && table[OpId::op].infer != nullptr, \
              "op table: '" #op "' has no definition");
   KILN_OPS(KILN_CHECK_DEFINED)

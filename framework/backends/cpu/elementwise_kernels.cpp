@@ -51,9 +51,8 @@ void arith_kernel(const KernelContext& c) {
 template <typename F>
 void compare_kernel(const KernelContext& c) {
   const F f{};
-  visit_dtype(c.inputs[0].dtype(), [&]<typename T>() {
-    binary_loop<T, bool>(c.inputs[0], c.inputs[1], c.output, f);
-  });
+  visit_dtype(c.inputs[0].dtype(),
+              [&]<typename T>() { binary_loop<T, bool>(c.inputs[0], c.inputs[1], c.output, f); });
 }
 
 void logical_not_kernel(const KernelContext& c) {
@@ -61,8 +60,8 @@ void logical_not_kernel(const KernelContext& c) {
 }
 
 void cast_kernel(const KernelContext& c) {
-  convert_buffer(c.inputs[0].raw_data(), c.inputs[0].dtype(), c.output.raw_data(),
-                 c.output.dtype(), static_cast<size_t>(c.output.numel()));
+  convert_buffer(c.inputs[0].raw_data(), c.inputs[0].dtype(), c.output.raw_data(), c.output.dtype(),
+                 static_cast<size_t>(c.output.numel()));
 }
 
 void where_kernel(const KernelContext& c) {

@@ -15,8 +15,7 @@ void unary_loop(const Tensor& x, const Tensor& out, F f) {
   using C = compute_t<In>;
   parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-    for (int64_t i = begin; i < end; ++i)
-      po[i] = convert_value<Out>(f(convert_value<C>(px[i])));
+    for (int64_t i = begin; i < end; ++i) po[i] = convert_value<Out>(f(convert_value<C>(px[i])));
   });
 }
 
@@ -49,8 +48,7 @@ void binary_loop(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
         for (int64_t i = 0; i < n; ++i) ro[i] = convert_value<Out>(f(va, convert_value<C>(rb[i])));
       } else {
         for (int64_t i = 0; i < n; ++i)
-          ro[i] = convert_value<Out>(
-              f(convert_value<C>(ra[i * sa]), convert_value<C>(rb[i * sb])));
+          ro[i] = convert_value<Out>(f(convert_value<C>(ra[i * sa]), convert_value<C>(rb[i * sb])));
       }
     });
   });

@@ -45,9 +45,10 @@ void gather_kernel(const KernelContext& c) {
                [&](int64_t b, int64_t e) {
                  for (int64_t k = b; k < e; ++k) {
                    const int64_t o = k / n, j = k % n;
-                   std::memcpy(dst + static_cast<size_t>(k) * row,
-                               src + static_cast<size_t>(o * p.axis + idx[static_cast<size_t>(j)]) * row,
-                               row);
+                   std::memcpy(
+                       dst + static_cast<size_t>(k) * row,
+                       src + static_cast<size_t>(o * p.axis + idx[static_cast<size_t>(j)]) * row,
+                       row);
                  }
                });
 }

@@ -1,6 +1,6 @@
 // matmul on oneDNN for float32 and bfloat16; the reference loop for other dtypes.
 #include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/onednn_context.h"
+#include "framework/backends/cpu/onednn_run.h"
 #include "framework/backends/cpu/reference/reference.h"
 
 namespace kiln::cpu {
@@ -8,7 +8,10 @@ namespace {
 
 using dnnl::memory;
 
+// The operand descs are kept with the primitive: building them costs about as much as the rest
+// of a small matmul's per-call work.
 struct MatmulEntry {
+  memory::desc a, b, c;
   dnnl::matmul primitive;
 };
 
@@ -46,22 +49,17 @@ void matmul_kernel(const KernelContext& c) {
   const int64_t b_batch = b.numel() / (k * n);
   const PrimitiveKey key{{a_batch, b_batch, batch, m, n, k, ta, tb, static_cast<int64_t>(dtype)}};
   const MatmulEntry& entry = matmul_cache().get(key, [&] {
-    const auto ad = operand_desc(a_batch, m, k, ta, dtype);
-    const auto bd = operand_desc(b_batch, k, n, tb, dtype);
-    const auto cd = operand_desc(batch, m, n, false, dtype);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), onednn_engine());
-    return MatmulEntry{dnnl::matmul(pd)};
+    MatmulEntry e;
+    e.a = operand_desc(a_batch, m, k, ta, dtype);
+    e.b = operand_desc(b_batch, k, n, tb, dtype);
+    e.c = operand_desc(batch, m, n, false, dtype);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c), onednn_engine());
+    e.primitive = dnnl::matmul(pd);
+    return e;
   });
-  dnnl::engine& engine = onednn_engine();
-  const auto ad = operand_desc(a_batch, m, k, ta, dtype);
-  const auto bd = operand_desc(b_batch, k, n, tb, dtype);
-  const auto cd = operand_desc(batch, m, n, false, dtype);
-  memory am(ad, engine, a.raw_data());
-  memory bm(bd, engine, b.raw_data());
-  memory cm(cd, engine, c.output.raw_data());
-  entry.primitive.execute(onednn_stream(),
-                          {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
-  onednn_stream().wait();
+  onednn_execute(entry.primitive, {{DNNL_ARG_SRC, onednn_memory(entry.a, a)},
+                                   {DNNL_ARG_WEIGHTS, onednn_memory(entry.b, b)},
+                                   {DNNL_ARG_DST, onednn_memory(entry.c, c.output)}});
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ struct PrimitiveKey {
 struct PrimitiveKeyHash {
   size_t operator()(const PrimitiveKey& k) const {
     size_t h = 0;
-    for (int64_t v : k.values) h ^= std::hash<int64_t>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    for (int64_t v : k.values)
+      h ^= std::hash<int64_t>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
     return h;
   }
 };

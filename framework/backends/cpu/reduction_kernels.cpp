@@ -35,7 +35,8 @@ std::pair<Tensor, Layout3> as_three_axes(const Tensor& x, const std::vector<int6
     transpose_copy(x, src, perm);
   }
   const Shape& ss = src.shape();
-  const int first = adjacent ? static_cast<int>(axes.front()) : ss.rank() - static_cast<int>(axes.size());
+  const int first =
+      adjacent ? static_cast<int>(axes.front()) : ss.rank() - static_cast<int>(axes.size());
   const int last = first + static_cast<int>(axes.size());
   Layout3 l;
   for (int i = 0; i < ss.rank(); ++i) {
@@ -108,7 +109,8 @@ void reduce_typed(const T* in, T* out, const Layout3& l) {
 #pragma omp simd
       for (int64_t i = ib; i < ie; ++i) a[i] = R::combine(a[i], convert_value<C>(p[i]));
     }
-    for (int64_t i = ib; i < ie; ++i) out[o * l.inner + i] = convert_value<T>(acc[static_cast<size_t>(i - ib)]);
+    for (int64_t i = ib; i < ie; ++i)
+      out[o * l.inner + i] = convert_value<T>(acc[static_cast<size_t>(i - ib)]);
   };
   if (l.outer >= omp_get_max_threads() || l.outer * l.inner * l.reduced <= kParallelGrain) {
     parallel_for(l.outer, std::max<int64_t>(1, kParallelGrain / (l.reduced * l.inner)),

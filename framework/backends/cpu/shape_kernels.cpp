@@ -10,10 +10,13 @@
 namespace kiln::cpu {
 namespace {
 
+char* bytes(const Tensor& t) {
+  return static_cast<char*>(t.raw_data());
+}
 
-char* bytes(const Tensor& t) { return static_cast<char*>(t.raw_data()); }
-
-StridedView contiguous(const Tensor& t) { return {t.raw_data(), t.shape().strides()}; }
+StridedView contiguous(const Tensor& t) {
+  return {t.raw_data(), t.shape().strides()};
+}
 
 void fill(const Tensor& t, double value) {
   visit_dtype(t.dtype(), [&]<typename T>() {

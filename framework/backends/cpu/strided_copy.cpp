@@ -50,10 +50,14 @@ void strided_copy(const StridedView& dst, const StridedView& src, const std::vec
   for (int64_t d : dims)
     if (d == 0) return;
   switch (elem_size) {
-    case 1: return copy_rows<uint8_t>(dst, src, dims);
-    case 2: return copy_rows<uint16_t>(dst, src, dims);
-    case 4: return copy_rows<uint32_t>(dst, src, dims);
-    default: return copy_rows<uint64_t>(dst, src, dims);
+    case 1:
+      return copy_rows<uint8_t>(dst, src, dims);
+    case 2:
+      return copy_rows<uint16_t>(dst, src, dims);
+    case 4:
+      return copy_rows<uint32_t>(dst, src, dims);
+    default:
+      return copy_rows<uint64_t>(dst, src, dims);
   }
 }
 

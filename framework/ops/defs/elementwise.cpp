@@ -19,7 +19,9 @@ TensorMeta infer_numeric_unary(std::span<const TensorMeta> in, const Attrs&) {
   defs::require_numeric(in[0]);
   return in[0];
 }
-TensorMeta infer_any_unary(std::span<const TensorMeta> in, const Attrs&) { return in[0]; }
+TensorMeta infer_any_unary(std::span<const TensorMeta> in, const Attrs&) {
+  return in[0];
+}
 TensorMeta infer_to_bool(std::span<const TensorMeta> in, const Attrs&) {
   return {DType::boolean, in[0].shape, in[0].device};
 }
@@ -52,18 +54,36 @@ TensorMeta infer_where(std::span<const TensorMeta> in, const Attrs&) {
 // ---- gradients: g is d(loss)/d(output), x the input, y the output ----
 using Grads = std::vector<Tensor>;
 
-Grads grad_neg(const GradContext& c) { return {ops::neg(c.grad)}; }
-Grads grad_abs(const GradContext& c) { return {c.grad * ops::sign(c.input(0))}; }
-Grads grad_exp(const GradContext& c) { return {c.grad * c.output}; }
-Grads grad_log(const GradContext& c) { return {c.grad / c.input(0)}; }
-Grads grad_log1p(const GradContext& c) { return {c.grad / (c.input(0) + 1.0)}; }
-Grads grad_sqrt(const GradContext& c) { return {c.grad / (c.output * 2.0)}; }
+Grads grad_neg(const GradContext& c) {
+  return {ops::neg(c.grad)};
+}
+Grads grad_abs(const GradContext& c) {
+  return {c.grad * ops::sign(c.input(0))};
+}
+Grads grad_exp(const GradContext& c) {
+  return {c.grad * c.output};
+}
+Grads grad_log(const GradContext& c) {
+  return {c.grad / c.input(0)};
+}
+Grads grad_log1p(const GradContext& c) {
+  return {c.grad / (c.input(0) + 1.0)};
+}
+Grads grad_sqrt(const GradContext& c) {
+  return {c.grad / (c.output * 2.0)};
+}
 Grads grad_rsqrt(const GradContext& c) {
   return {c.grad * ops::pow(c.output, 3.0) * -0.5};
 }
-Grads grad_square(const GradContext& c) { return {c.grad * c.input(0) * 2.0}; }
-Grads grad_tanh(const GradContext& c) { return {c.grad * (1.0 - ops::square(c.output))}; }
-Grads grad_sigmoid(const GradContext& c) { return {c.grad * c.output * (1.0 - c.output)}; }
+Grads grad_square(const GradContext& c) {
+  return {c.grad * c.input(0) * 2.0};
+}
+Grads grad_tanh(const GradContext& c) {
+  return {c.grad * (1.0 - ops::square(c.output))};
+}
+Grads grad_sigmoid(const GradContext& c) {
+  return {c.grad * c.output * (1.0 - c.output)};
+}
 Grads grad_relu(const GradContext& c) {
   return {c.grad * mask_of(ops::greater(c.input(0), 0.0), c.grad.dtype())};
 }
@@ -85,17 +105,25 @@ Grads grad_gelu(const GradContext& c) {
     return {c.grad * ((t + 1.0) * 0.5 + x * dt * 0.5)};
   }
   const Tensor cdf = (ops::erf(x * std::numbers::sqrt2 / 2) + 1.0) * 0.5;
-  const Tensor pdf = ops::exp(ops::square(x) * -0.5) * (0.5 * std::numbers::inv_sqrtpi *
-                                                        std::numbers::sqrt2);
+  const Tensor pdf =
+      ops::exp(ops::square(x) * -0.5) * (0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
   return {c.grad * (cdf + x * pdf)};
 }
-Grads grad_softplus(const GradContext& c) { return {c.grad * ops::sigmoid(c.input(0))}; }
-Grads grad_sin(const GradContext& c) { return {c.grad * ops::cos(c.input(0))}; }
-Grads grad_cos(const GradContext& c) { return {ops::neg(c.grad * ops::sin(c.input(0)))}; }
+Grads grad_softplus(const GradContext& c) {
+  return {c.grad * ops::sigmoid(c.input(0))};
+}
+Grads grad_sin(const GradContext& c) {
+  return {c.grad * ops::cos(c.input(0))};
+}
+Grads grad_cos(const GradContext& c) {
+  return {ops::neg(c.grad * ops::sin(c.input(0)))};
+}
 Grads grad_erf(const GradContext& c) {
   return {c.grad * ops::exp(ops::neg(ops::square(c.input(0)))) * (2 * std::numbers::inv_sqrtpi)};
 }
-Grads grad_identity(const GradContext& c) { return {c.grad}; }
+Grads grad_identity(const GradContext& c) {
+  return {c.grad};
+}
 Grads grad_cast(const GradContext& c) {
   if (!is_floating(c.input(0).dtype())) return {Tensor()};
   return {ops::cast(c.grad, c.input(0).dtype())};
@@ -136,15 +164,15 @@ Grads grad_pow(const GradContext& c) {
 // Ties send the whole gradient to the first operand.
 Grads grad_maximum(const GradContext& c) {
   const Tensor first = ops::greater_equal(c.input(0), c.input(1));
-  return {ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
-          ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()),
-                      c.input(1).shape())};
+  return {
+      ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
+      ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()), c.input(1).shape())};
 }
 Grads grad_minimum(const GradContext& c) {
   const Tensor first = ops::less_equal(c.input(0), c.input(1));
-  return {ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
-          ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()),
-                      c.input(1).shape())};
+  return {
+      ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
+      ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()), c.input(1).shape())};
 }
 Grads grad_where(const GradContext& c) {
   const Tensor zero = zeros({}, c.grad.dtype(), c.grad.device());
@@ -152,7 +180,9 @@ Grads grad_where(const GradContext& c) {
           ops::sum_to(ops::where(c.input(0), zero, c.grad), c.input(2).shape())};
 }
 
-Tensor identity_view(const Tensor& x, const TensorMeta&, const Attrs&) { return x.detach(); }
+Tensor identity_view(const Tensor& x, const TensorMeta&, const Attrs&) {
+  return x.detach();
+}
 
 }  // namespace
 
@@ -212,54 +242,122 @@ Tensor binary(OpId op, const Tensor& a, const Tensor& b) {
   auto [pa, pb] = promoted(a, b);
   return apply(op, {pa, pb});
 }
-Tensor as_bool(const Tensor& x) { return x.dtype() == DType::boolean ? x : cast(x, DType::boolean); }
-Tensor number_like(const Tensor& like, double v) { return scalar(v, like.dtype(), like.device()); }
+Tensor as_bool(const Tensor& x) {
+  return x.dtype() == DType::boolean ? x : cast(x, DType::boolean);
+}
+Tensor number_like(const Tensor& like, double v) {
+  return scalar(v, like.dtype(), like.device());
+}
 
 }  // namespace
 
-Tensor neg(const Tensor& x) { return apply(OpId::neg, {x}); }
-Tensor abs(const Tensor& x) { return apply(OpId::abs, {x}); }
-Tensor sign(const Tensor& x) { return apply(OpId::sign, {x}); }
-Tensor exp(const Tensor& x) { return apply(OpId::exp, {x}); }
-Tensor log(const Tensor& x) { return apply(OpId::log, {x}); }
-Tensor log1p(const Tensor& x) { return apply(OpId::log1p, {x}); }
-Tensor sqrt(const Tensor& x) { return apply(OpId::sqrt, {x}); }
-Tensor rsqrt(const Tensor& x) { return apply(OpId::rsqrt, {x}); }
-Tensor square(const Tensor& x) { return apply(OpId::square, {x}); }
-Tensor tanh(const Tensor& x) { return apply(OpId::tanh, {x}); }
-Tensor sigmoid(const Tensor& x) { return apply(OpId::sigmoid, {x}); }
-Tensor relu(const Tensor& x) { return apply(OpId::relu, {x}); }
+Tensor neg(const Tensor& x) {
+  return apply(OpId::neg, {x});
+}
+Tensor abs(const Tensor& x) {
+  return apply(OpId::abs, {x});
+}
+Tensor sign(const Tensor& x) {
+  return apply(OpId::sign, {x});
+}
+Tensor exp(const Tensor& x) {
+  return apply(OpId::exp, {x});
+}
+Tensor log(const Tensor& x) {
+  return apply(OpId::log, {x});
+}
+Tensor log1p(const Tensor& x) {
+  return apply(OpId::log1p, {x});
+}
+Tensor sqrt(const Tensor& x) {
+  return apply(OpId::sqrt, {x});
+}
+Tensor rsqrt(const Tensor& x) {
+  return apply(OpId::rsqrt, {x});
+}
+Tensor square(const Tensor& x) {
+  return apply(OpId::square, {x});
+}
+Tensor tanh(const Tensor& x) {
+  return apply(OpId::tanh, {x});
+}
+Tensor sigmoid(const Tensor& x) {
+  return apply(OpId::sigmoid, {x});
+}
+Tensor relu(const Tensor& x) {
+  return apply(OpId::relu, {x});
+}
 Tensor leaky_relu(const Tensor& x, double alpha) {
   return apply(OpId::leaky_relu, {x}, {{"alpha", alpha}});
 }
-Tensor elu(const Tensor& x, double alpha) { return apply(OpId::elu, {x}, {{"alpha", alpha}}); }
+Tensor elu(const Tensor& x, double alpha) {
+  return apply(OpId::elu, {x}, {{"alpha", alpha}});
+}
 Tensor gelu(const Tensor& x, bool approximate) {
   return apply(OpId::gelu, {x}, {{"approximate", approximate}});
 }
-Tensor softplus(const Tensor& x) { return apply(OpId::softplus, {x}); }
-Tensor sin(const Tensor& x) { return apply(OpId::sin, {x}); }
-Tensor cos(const Tensor& x) { return apply(OpId::cos, {x}); }
-Tensor erf(const Tensor& x) { return apply(OpId::erf, {x}); }
-Tensor logical_not(const Tensor& x) { return apply(OpId::logical_not, {as_bool(x)}); }
+Tensor softplus(const Tensor& x) {
+  return apply(OpId::softplus, {x});
+}
+Tensor sin(const Tensor& x) {
+  return apply(OpId::sin, {x});
+}
+Tensor cos(const Tensor& x) {
+  return apply(OpId::cos, {x});
+}
+Tensor erf(const Tensor& x) {
+  return apply(OpId::erf, {x});
+}
+Tensor logical_not(const Tensor& x) {
+  return apply(OpId::logical_not, {as_bool(x)});
+}
 Tensor cast(const Tensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;
   return apply(OpId::cast, {x}, {{"dtype", dtype}});
 }
-Tensor identity(const Tensor& x) { return apply(OpId::identity, {x}); }
-Tensor stop_gradient(const Tensor& x) { return x.detach(); }
+Tensor identity(const Tensor& x) {
+  return apply(OpId::identity, {x});
+}
+Tensor stop_gradient(const Tensor& x) {
+  return x.detach();
+}
 
-Tensor add(const Tensor& a, const Tensor& b) { return binary(OpId::add, a, b); }
-Tensor sub(const Tensor& a, const Tensor& b) { return binary(OpId::sub, a, b); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::mul, a, b); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary(OpId::div, a, b); }
-Tensor pow(const Tensor& a, const Tensor& b) { return binary(OpId::pow, a, b); }
-Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpId::maximum, a, b); }
-Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::minimum, a, b); }
-Tensor equal(const Tensor& a, const Tensor& b) { return binary(OpId::equal, a, b); }
-Tensor not_equal(const Tensor& a, const Tensor& b) { return binary(OpId::not_equal, a, b); }
-Tensor less(const Tensor& a, const Tensor& b) { return binary(OpId::less, a, b); }
-Tensor less_equal(const Tensor& a, const Tensor& b) { return binary(OpId::less_equal, a, b); }
-Tensor greater(const Tensor& a, const Tensor& b) { return binary(OpId::greater, a, b); }
+Tensor add(const Tensor& a, const Tensor& b) {
+  return binary(OpId::add, a, b);
+}
+Tensor sub(const Tensor& a, const Tensor& b) {
+  return binary(OpId::sub, a, b);
+}
+Tensor mul(const Tensor& a, const Tensor& b) {
+  return binary(OpId::mul, a, b);
+}
+Tensor div(const Tensor& a, const Tensor& b) {
+  return binary(OpId::div, a, b);
+}
+Tensor pow(const Tensor& a, const Tensor& b) {
+  return binary(OpId::pow, a, b);
+}
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  return binary(OpId::maximum, a, b);
+}
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  return binary(OpId::minimum, a, b);
+}
+Tensor equal(const Tensor& a, const Tensor& b) {
+  return binary(OpId::equal, a, b);
+}
+Tensor not_equal(const Tensor& a, const Tensor& b) {
+  return binary(OpId::not_equal, a, b);
+}
+Tensor less(const Tensor& a, const Tensor& b) {
+  return binary(OpId::less, a, b);
+}
+Tensor less_equal(const Tensor& a, const Tensor& b) {
+  return binary(OpId::less_equal, a, b);
+}
+Tensor greater(const Tensor& a, const Tensor& b) {
+  return binary(OpId::greater, a, b);
+}
 Tensor greater_equal(const Tensor& a, const Tensor& b) {
   return binary(OpId::greater_equal, a, b);
 }
@@ -269,15 +367,33 @@ Tensor logical_and(const Tensor& a, const Tensor& b) {
 Tensor logical_or(const Tensor& a, const Tensor& b) {
   return apply(OpId::logical_or, {as_bool(a), as_bool(b)});
 }
-Tensor add(const Tensor& a, double b) { return apply(OpId::add, {a, number_like(a, b)}); }
-Tensor sub(const Tensor& a, double b) { return apply(OpId::sub, {a, number_like(a, b)}); }
-Tensor mul(const Tensor& a, double b) { return apply(OpId::mul, {a, number_like(a, b)}); }
-Tensor div(const Tensor& a, double b) { return apply(OpId::div, {a, number_like(a, b)}); }
-Tensor pow(const Tensor& a, double b) { return apply(OpId::pow, {a, number_like(a, b)}); }
-Tensor maximum(const Tensor& a, double b) { return apply(OpId::maximum, {a, number_like(a, b)}); }
-Tensor minimum(const Tensor& a, double b) { return apply(OpId::minimum, {a, number_like(a, b)}); }
-Tensor greater(const Tensor& a, double b) { return apply(OpId::greater, {a, number_like(a, b)}); }
-Tensor less(const Tensor& a, double b) { return apply(OpId::less, {a, number_like(a, b)}); }
+Tensor add(const Tensor& a, double b) {
+  return apply(OpId::add, {a, number_like(a, b)});
+}
+Tensor sub(const Tensor& a, double b) {
+  return apply(OpId::sub, {a, number_like(a, b)});
+}
+Tensor mul(const Tensor& a, double b) {
+  return apply(OpId::mul, {a, number_like(a, b)});
+}
+Tensor div(const Tensor& a, double b) {
+  return apply(OpId::div, {a, number_like(a, b)});
+}
+Tensor pow(const Tensor& a, double b) {
+  return apply(OpId::pow, {a, number_like(a, b)});
+}
+Tensor maximum(const Tensor& a, double b) {
+  return apply(OpId::maximum, {a, number_like(a, b)});
+}
+Tensor minimum(const Tensor& a, double b) {
+  return apply(OpId::minimum, {a, number_like(a, b)});
+}
+Tensor greater(const Tensor& a, double b) {
+  return apply(OpId::greater, {a, number_like(a, b)});
+}
+Tensor less(const Tensor& a, double b) {
+  return apply(OpId::less, {a, number_like(a, b)});
+}
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   auto [pa, pb] = promoted(a, b);
@@ -291,20 +407,42 @@ Tensor clip(const Tensor& x, double min_value, double max_value) {
 
 }  // namespace ops
 
-Tensor operator-(const Tensor& x) { return ops::neg(x); }
-Tensor operator+(const Tensor& a, const Tensor& b) { return ops::add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return ops::sub(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return ops::mul(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return ops::div(a, b); }
-Tensor operator+(const Tensor& a, double b) { return ops::add(a, b); }
-Tensor operator-(const Tensor& a, double b) { return ops::sub(a, b); }
-Tensor operator*(const Tensor& a, double b) { return ops::mul(a, b); }
-Tensor operator/(const Tensor& a, double b) { return ops::div(a, b); }
-Tensor operator+(double a, const Tensor& b) { return ops::add(b, a); }
+Tensor operator-(const Tensor& x) {
+  return ops::neg(x);
+}
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return ops::add(a, b);
+}
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return ops::sub(a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return ops::mul(a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return ops::div(a, b);
+}
+Tensor operator+(const Tensor& a, double b) {
+  return ops::add(a, b);
+}
+Tensor operator-(const Tensor& a, double b) {
+  return ops::sub(a, b);
+}
+Tensor operator*(const Tensor& a, double b) {
+  return ops::mul(a, b);
+}
+Tensor operator/(const Tensor& a, double b) {
+  return ops::div(a, b);
+}
+Tensor operator+(double a, const Tensor& b) {
+  return ops::add(b, a);
+}
 Tensor operator-(double a, const Tensor& b) {
   return ops::sub(scalar(a, b.dtype(), b.device()), b);
 }
-Tensor operator*(double a, const Tensor& b) { return ops::mul(b, a); }
+Tensor operator*(double a, const Tensor& b) {
+  return ops::mul(b, a);
+}
 Tensor operator/(double a, const Tensor& b) {
   return ops::div(scalar(a, b.dtype(), b.device()), b);
 }

@@ -53,8 +53,8 @@ int checked_axis(int64_t axis, const Tensor& x, const char* op) {
   try {
     return normalize_axis(axis, x.rank());
   } catch (const ShapeError& e) {
-    throw ShapeError(detail::concat("kiln::ops::", op, ": ", e.what(), " (", describe(x.meta()),
-                                    ")"));
+    throw ShapeError(
+        detail::concat("kiln::ops::", op, ": ", e.what(), " (", describe(x.meta()), ")"));
   }
 }
 
@@ -72,8 +72,7 @@ Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis) {
   return apply(OpId::gather, {params, indices}, {{"axis", int64_t{a}}});
 }
 
-Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& updates,
-                   int64_t axis) {
+Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& updates, int64_t axis) {
   const int a = checked_axis(axis, base, "scatter_add");
   return apply(OpId::scatter_add, {base, indices, updates}, {{"axis", int64_t{a}}});
 }
@@ -83,9 +82,9 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
   KILN_CHECK(indices.rank() == x.rank(), "kiln::ops::take_along_axis: indices ",
              describe(indices.meta()), " must have the rank of x ", describe(x.meta()));
   for (int i = 0; i < x.rank(); ++i)
-    KILN_CHECK(i == a || indices.shape()[i] == x.shape()[i], "kiln::ops::take_along_axis: ",
-               "indices ", describe(indices.meta()), " must match x ", describe(x.meta()),
-               " except along axis ", a);
+    KILN_CHECK(i == a || indices.shape()[i] == x.shape()[i],
+               "kiln::ops::take_along_axis: ", "indices ", describe(indices.meta()),
+               " must match x ", describe(x.meta()), " except along axis ", a);
   KILN_CHECK(x.shape().is_fully_defined() && indices.shape().is_fully_defined(),
              "kiln::ops::take_along_axis: needs known shapes");
   // Flat index = offset of the element with coordinate 0 along `axis` + index * axis stride.
@@ -104,8 +103,8 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
     base[static_cast<size_t>(flat)] = off;
   }
   const Tensor offsets = from_vector(base, is, DType::i64, x.device());
-  const Tensor flat_index = offsets + cast(indices, DType::i64) *
-                                          static_cast<double>(x_strides[static_cast<size_t>(a)]);
+  const Tensor flat_index =
+      offsets + cast(indices, DType::i64) * static_cast<double>(x_strides[static_cast<size_t>(a)]);
   return gather(reshape(x, {x.numel()}), flat_index, 0);
 }
 
@@ -114,7 +113,8 @@ Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype) {
              "kiln::ops::one_hot: indices must be integers, got ", describe(indices.meta()));
   KILN_CHECK(depth > 0, "kiln::ops::one_hot: depth must be positive, got ", depth);
   // Out-of-range indices give an all-zero row, as in TensorFlow.
-  const Tensor classes = arange(0, static_cast<double>(depth), 1, indices.dtype(), indices.device());
+  const Tensor classes =
+      arange(0, static_cast<double>(depth), 1, indices.dtype(), indices.device());
   return cast(equal(expand_dims(indices, -1), classes), dtype);
 }
 

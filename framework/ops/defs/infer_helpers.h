@@ -27,7 +27,9 @@ inline void require_same_dtype(const TensorMeta& a, const TensorMeta& b) {
 }
 
 // 1 where cond holds, else 0, in `dtype` (gradient masks).
-inline Tensor mask_of(const Tensor& cond, DType dtype) { return ops::cast(cond, dtype); }
+inline Tensor mask_of(const Tensor& cond, DType dtype) {
+  return ops::cast(cond, dtype);
+}
 
 inline void def(OpTable& t, OpId op, const char* name, int inputs, InferFn infer, GradFn grad) {
   t[op].name = name;

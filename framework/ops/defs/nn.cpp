@@ -41,13 +41,26 @@ TensorMeta infer_conv2d(std::span<const TensorMeta> in, const Attrs& attrs) {
                    ")");
   return {in[0].dtype, out, in[0].device};
 }
+// The backward ops take their output shape from an attr; inference re-runs the forward op's
+// inference on the implied forward operands, which validates them and the incoming gradient.
+void check_incoming_grad(const TensorMeta& grad, const TensorMeta& expected) {
+  KILN_SHAPE_CHECK(grad.shape == expected.shape && grad.dtype == expected.dtype,
+                   "the incoming gradient ", describe(grad), " does not match the forward output ",
+                   describe(expected));
+}
 // inputs: (grad_out, kernel); attr input_shape
 TensorMeta infer_conv2d_backprop_input(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {in[0].dtype, Shape(attrs.get_ints("input_shape")), in[0].device};
+  const TensorMeta x{in[1].dtype, Shape(attrs.get_ints("input_shape")), in[1].device};
+  const TensorMeta forward[] = {x, in[1]};
+  check_incoming_grad(in[0], infer_conv2d(forward, attrs));
+  return x;
 }
 // inputs: (input, grad_out); attr filter_shape
 TensorMeta infer_conv2d_backprop_filter(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {in[0].dtype, Shape(attrs.get_ints("filter_shape")), in[0].device};
+  const TensorMeta w{in[0].dtype, Shape(attrs.get_ints("filter_shape")), in[0].device};
+  const TensorMeta forward[] = {in[0], w};
+  check_incoming_grad(in[1], infer_conv2d(forward, attrs));
+  return w;
 }
 
 Attrs with_shape(const Attrs& attrs, const char* key, const Shape& shape) {
@@ -106,10 +119,15 @@ TensorMeta infer_pool(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, Shape{x[0], oh, ow, x[3]}, in[0].device};
 }
 // max_pool2d_grad inputs: (x, grad_out) -> dx
-TensorMeta infer_max_pool_grad(std::span<const TensorMeta> in, const Attrs&) { return in[0]; }
+TensorMeta infer_max_pool_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
+  check_incoming_grad(in[1], infer_pool(in.first(1), attrs));
+  return in[0];
+}
 // avg_pool2d_grad input: grad_out; attr input_shape -> dx
 TensorMeta infer_avg_pool_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {in[0].dtype, Shape(attrs.get_ints("input_shape")), in[0].device};
+  const TensorMeta x{in[0].dtype, Shape(attrs.get_ints("input_shape")), in[0].device};
+  check_incoming_grad(in[0], infer_pool(std::span<const TensorMeta>(&x, 1), attrs));
+  return x;
 }
 
 Grads grad_max_pool(const GradContext& c) {
@@ -138,18 +156,17 @@ Tensor pool(OpId op, const Tensor& x, std::vector<int64_t> pool_size, std::vecto
   const char* name = op_def(op).name;
   pool_size = pair_of(pool_size, "pool_size", name);
   strides = strides.empty() ? pool_size : pair_of(strides, "strides", name);
-  return apply(op, {x},
-               {{"pool_size", pool_size},
-                {"strides", strides},
-                {"same", padding == ops::Padding::same}});
+  return apply(
+      op, {x},
+      {{"pool_size", pool_size}, {"strides", strides}, {"same", padding == ops::Padding::same}});
 }
 
 }  // namespace
 
 void define_nn_ops(OpTable& t) {
   defs::def(t, OpId::conv2d, "conv2d", 2, infer_conv2d, grad_conv2d);
-  defs::def(t, OpId::conv2d_backprop_input, "conv2d_backprop_input", 2,
-            infer_conv2d_backprop_input, grad_conv2d_backprop_input);
+  defs::def(t, OpId::conv2d_backprop_input, "conv2d_backprop_input", 2, infer_conv2d_backprop_input,
+            grad_conv2d_backprop_input);
   defs::def(t, OpId::conv2d_backprop_filter, "conv2d_backprop_filter", 2,
             infer_conv2d_backprop_filter, grad_conv2d_backprop_filter);
   defs::def(t, OpId::max_pool2d, "max_pool2d", 1, infer_pool, grad_max_pool);

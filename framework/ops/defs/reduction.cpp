@@ -25,7 +25,8 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keep
 
 TensorMeta infer_reduce(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_numeric(in[0]);
-  return {in[0].dtype, reduced_shape(in[0].shape, attrs.get_ints("axes"), attrs.get_bool("keepdims")),
+  return {in[0].dtype,
+          reduced_shape(in[0].shape, attrs.get_ints("axes"), attrs.get_bool("keepdims")),
           in[0].device};
 }
 TensorMeta infer_arg_reduce(std::span<const TensorMeta> in, const Attrs& attrs) {

@@ -43,7 +43,9 @@ TensorMeta infer_reshape(std::span<const TensorMeta> in, const Attrs& attrs) {
 Tensor reshape_view(const Tensor& x, const TensorMeta& out, const Attrs&) {
   return x.view(out.shape);
 }
-Grads grad_reshape(const GradContext& c) { return {ops::reshape(c.grad, c.input(0).shape())}; }
+Grads grad_reshape(const GradContext& c) {
+  return {ops::reshape(c.grad, c.input(0).shape())};
+}
 
 // ---- transpose ----
 TensorMeta infer_transpose(std::span<const TensorMeta> in, const Attrs& attrs) {
@@ -64,7 +66,8 @@ TensorMeta infer_transpose(std::span<const TensorMeta> in, const Attrs& attrs) {
 Grads grad_transpose(const GradContext& c) {
   const auto& perm = c.attrs().get_ints("perm");
   std::vector<int64_t> inverse(perm.size());
-  for (size_t i = 0; i < perm.size(); ++i) inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
   return {ops::transpose(c.grad, inverse)};
 }
 
@@ -74,11 +77,13 @@ TensorMeta infer_broadcast_to(std::span<const TensorMeta> in, const Attrs& attrs
   const Shape b = broadcast_shapes(in[0].shape, target);
   KILN_SHAPE_CHECK(b.rank() == target.rank(), "cannot broadcast ", in[0].shape, " to ", target);
   for (int i = 0; i < b.rank(); ++i)
-    KILN_SHAPE_CHECK(target[i] < 0 || b[i] == target[i], "cannot broadcast ", in[0].shape,
-                     " to ", target);
+    KILN_SHAPE_CHECK(target[i] < 0 || b[i] == target[i], "cannot broadcast ", in[0].shape, " to ",
+                     target);
   return {in[0].dtype, target, in[0].device};
 }
-Grads grad_broadcast_to(const GradContext& c) { return {ops::sum_to(c.grad, c.input(0).shape())}; }
+Grads grad_broadcast_to(const GradContext& c) {
+  return {ops::sum_to(c.grad, c.input(0).shape())};
+}
 
 // ---- strided_slice: attrs begin/end/strides are normalized per axis ----
 int64_t slice_length(int64_t dim, int64_t begin, int64_t end, int64_t stride) {
@@ -123,7 +128,8 @@ Tensor strided_slice_view(const Tensor& x, const TensorMeta& out, const Attrs& a
   if (!contiguous) return Tensor();
   const auto strides = s.strides();
   int64_t offset = 0;
-  for (int i = 0; i < s.rank(); ++i) offset += b[static_cast<size_t>(i)] * strides[static_cast<size_t>(i)];
+  for (int i = 0; i < s.rank(); ++i)
+    offset += b[static_cast<size_t>(i)] * strides[static_cast<size_t>(i)];
   return x.view(out.shape, offset);
 }
 Grads grad_strided_slice(const GradContext& c) {
@@ -287,8 +293,8 @@ Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<in
   KILN_CHECK(static_cast<int>(begin.size()) <= rank && end.size() == begin.size() &&
                  strides.size() == begin.size(),
              "kiln::ops::strided_slice: begin/end/strides must have one entry per leading axis "
-             "(got ", begin.size(), "/", end.size(), "/", strides.size(), ") for ",
-             describe(x.meta()));
+             "(got ",
+             begin.size(), "/", end.size(), "/", strides.size(), ") for ", describe(x.meta()));
   std::vector<int64_t> b(static_cast<size_t>(rank), 0), e(static_cast<size_t>(rank), kToEnd),
       s(static_cast<size_t>(rank), 1);
   for (size_t i = 0; i < begin.size(); ++i) {
@@ -323,7 +329,8 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
   std::vector<int64_t> end(begin.size());
   for (size_t i = 0; i < begin.size(); ++i) {
     const int64_t dim = x.shape()[static_cast<int>(i)];
-    KILN_CHECK(begin[i] >= 0 && (size[i] == -1 || (size[i] >= 0 && (dim < 0 || begin[i] + size[i] <= dim))),
+    KILN_CHECK(begin[i] >= 0 &&
+                   (size[i] == -1 || (size[i] >= 0 && (dim < 0 || begin[i] + size[i] <= dim))),
                "kiln::ops::slice: begin ", begin[i], " size ", size[i], " out of range for axis ",
                i, " of ", describe(x.meta()));
     end[i] = size[i] == -1 ? kToEnd : begin[i] + size[i];

@@ -13,8 +13,7 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out, bool transpose_
 // Convolution family, attrs as in the op table (strides, dilation, same, groups).
 void conv2d(const Tensor& x, const Tensor& w, const Tensor& out, const Attrs& attrs);
 void conv2d_backprop_input(const Tensor& g, const Tensor& w, const Tensor& dx, const Attrs& attrs);
-void conv2d_backprop_filter(const Tensor& x, const Tensor& g, const Tensor& dw,
-                            const Attrs& attrs);
+void conv2d_backprop_filter(const Tensor& x, const Tensor& g, const Tensor& dw, const Attrs& attrs);
 // Pooling family, attrs pool_size, strides, same.
 void max_pool2d(const Tensor& x, const Tensor& out, const Attrs& attrs);
 void max_pool2d_grad(const Tensor& x, const Tensor& g, const Tensor& dx, const Attrs& attrs);

@@ -1,0 +1,44 @@
+#pragma once
+// What the oneDNN kernels share beyond the engine: wrapping tensors without copies and running a
+// primitive to completion.
+#include <cstdint>
+#include <unordered_map>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "framework/backends/cpu/onednn_context.h"
+#include "framework/ops/op_def.h"
+#include "framework/tensor/tensor.h"
+
+namespace kiln::cpu {
+
+// Whether a convolution or pooling call goes to oneDNN: float32 with data in every operand. The
+// reference loops take the other dtypes, and empty operands (oneDNN rejects a convolution with
+// zero channels, whose output is all zeros).
+inline bool onednn_takes(const KernelContext& c) {
+  if (c.output.dtype() != DType::f32) return false;
+  for (const Tensor& t : c.inputs) {
+    if (t.numel() == 0) return false;
+  }
+  return true;
+}
+
+// A float32 NHWC activation; oneDNN lists the dims in NCHW order whatever the layout.
+inline dnnl::memory::desc onednn_nhwc(int64_t n, int64_t c, int64_t h, int64_t w) {
+  return dnnl::memory::desc({n, c, h, w}, dnnl::memory::data_type::f32,
+                            dnnl::memory::format_tag::nhwc);
+}
+
+// t's data described by desc, used in place.
+inline dnnl::memory onednn_memory(const dnnl::memory::desc& desc, const Tensor& t) {
+  return dnnl::memory(desc, onednn_engine(), t.raw_data());
+}
+
+// Runs p on this thread's stream and waits, so the output is complete when the kernel returns.
+inline void onednn_execute(const dnnl::primitive& p,
+                           const std::unordered_map<int, dnnl::memory>& args) {
+  p.execute(onednn_stream(), args);
+  onednn_stream().wait();
+}
+
+}  // namespace kiln::cpu
