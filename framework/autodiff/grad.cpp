@@ -44,7 +44,8 @@ Tape collect(const Tensor& y, const std::unordered_set<const TensorImpl*>& targe
     }
     bool reaches = targets.count(t.impl()) > 0;
     if (node != nullptr && t.requires_grad())
-      for (const Tensor& in : node->inputs) reaches = reaches || tape.reaches_target.count(in.impl());
+      for (const Tensor& in : node->inputs)
+        reaches = reaches || tape.reaches_target.count(in.impl());
     if (reaches) tape.reaches_target.insert(t.impl());
     tape.order.push_back(t);
     stack.pop_back();

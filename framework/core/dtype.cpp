@@ -19,11 +19,17 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
     {"uint8", 1, 1},
     {"bool", 1, 0},
 }};
-const DTypeInfo& info(DType d) { return kInfo[static_cast<size_t>(d)]; }
+const DTypeInfo& info(DType d) {
+  return kInfo[static_cast<size_t>(d)];
+}
 }  // namespace
 
-size_t dtype_size(DType dtype) { return info(dtype).size; }
-std::string_view dtype_name(DType dtype) { return info(dtype).name; }
+size_t dtype_size(DType dtype) {
+  return info(dtype).size;
+}
+std::string_view dtype_name(DType dtype) {
+  return info(dtype).name;
+}
 
 DType dtype_from_name(std::string_view name) {
   for (int i = 0; i < kNumDTypes; ++i)
@@ -39,7 +45,9 @@ DType dtype_from_name(std::string_view name) {
 bool is_floating(DType d) {
   return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16;
 }
-bool is_integral(DType d) { return !is_floating(d); }
+bool is_integral(DType d) {
+  return !is_floating(d);
+}
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
@@ -48,6 +56,8 @@ DType promote_types(DType a, DType b) {
   return info(a).rank >= info(b).rank ? a : b;
 }
 
-std::ostream& operator<<(std::ostream& out, DType dtype) { return out << dtype_name(dtype); }
+std::ostream& operator<<(std::ostream& out, DType dtype) {
+  return out << dtype_name(dtype);
+}
 
 }  // namespace kiln

@@ -31,13 +31,13 @@ std::string concat(Args&&... args) {
 }  // namespace kiln
 
 // KILN_CHECK(cond, parts...) throws kiln::Error built from the streamed parts when cond is false.
-#define KILN_CHECK(cond, ...)                                 \
-  do {                                                        \
+#define KILN_CHECK(cond, ...)                                              \
+  do {                                                                     \
     if (!(cond)) throw ::kiln::Error(::kiln::detail::concat(__VA_ARGS__)); \
   } while (0)
 
 // KILN_SHAPE_CHECK is for inference code: the dispatcher adds the op name and operands.
-#define KILN_SHAPE_CHECK(cond, ...)                                \
-  do {                                                             \
+#define KILN_SHAPE_CHECK(cond, ...)                                             \
+  do {                                                                          \
     if (!(cond)) throw ::kiln::ShapeError(::kiln::detail::concat(__VA_ARGS__)); \
   } while (0)

@@ -41,11 +41,12 @@ std::string Shape::to_string() const {
   return out.str();
 }
 
-std::ostream& operator<<(std::ostream& out, const Shape& shape) { return out << shape.to_string(); }
+std::ostream& operator<<(std::ostream& out, const Shape& shape) {
+  return out << shape.to_string();
+}
 
 int normalize_axis(int64_t axis, int rank) {
-  KILN_SHAPE_CHECK(axis >= -rank && axis < rank, "axis ", axis, " is out of range for rank ",
-                   rank);
+  KILN_SHAPE_CHECK(axis >= -rank && axis < rank, "axis ", axis, " is out of range for rank ", rank);
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 

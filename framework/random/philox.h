@@ -24,7 +24,9 @@ inline PhiloxBlock philox4x32(PhiloxBlock counter, std::array<uint32_t, 2> key) 
 }
 
 // A uniform float in [0, 1) from the top 24 bits.
-inline float uniform01(uint32_t bits) { return static_cast<float>(bits >> 8) * 0x1.0p-24f; }
+inline float uniform01(uint32_t bits) {
+  return static_cast<float>(bits >> 8) * 0x1.0p-24f;
+}
 // A uniform double in [0, 1) from 53 bits of two words.
 inline double uniform01(uint32_t hi, uint32_t lo) {
   return static_cast<double>((uint64_t{hi} << 21) ^ (lo >> 11)) * 0x1.0p-53;

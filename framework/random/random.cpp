@@ -47,7 +47,9 @@ Generator& default_generator() {
   return gen;
 }
 
-void set_seed(uint64_t seed) { default_generator().set_state(seed, 0); }
+void set_seed(uint64_t seed) {
+  default_generator().set_state(seed, 0);
+}
 
 Tensor uniform(const Shape& shape, double minval, double maxval, DType dtype, Generator& gen,
                Device device) {
@@ -62,16 +64,15 @@ Tensor uniform(const Shape& shape, double minval, double maxval, DType dtype, Ge
 
 Tensor normal(const Shape& shape, double mean, double stddev, DType dtype, Generator& gen,
               Device device) {
-  KILN_CHECK(is_floating(dtype), "random::normal: dtype must be floating, got ",
-             dtype_name(dtype));
+  KILN_CHECK(is_floating(dtype), "random::normal: dtype must be floating, got ", dtype_name(dtype));
   const uint64_t stream = gen.next_stream();
   return generate(shape, dtype, device, [&](int64_t i) {
     return mean + stddev * standard_normal(block_for(gen, stream, i, 0));
   });
 }
 
-Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype,
-                        Generator& gen, Device device) {
+Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype, Generator& gen,
+                        Device device) {
   KILN_CHECK(is_floating(dtype), "random::truncated_normal: dtype must be floating, got ",
              dtype_name(dtype));
   const uint64_t stream = gen.next_stream();

@@ -64,6 +64,8 @@ std::string Tensor::to_string() const {
   return out.str();
 }
 
-std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.to_string(); }
+std::ostream& operator<<(std::ostream& out, const Tensor& t) {
+  return out << t.to_string();
+}
 
 }  // namespace kiln

@@ -10,6 +10,8 @@ std::shared_ptr<Storage> Storage::allocate(const Device& device, size_t bytes) {
   return std::shared_ptr<Storage>(new Storage(data, bytes, device, &alloc));
 }
 
-Storage::~Storage() { allocator_->deallocate(data_, nbytes_); }
+Storage::~Storage() {
+  allocator_->deallocate(data_, nbytes_);
+}
 
 }  // namespace kiln

@@ -22,9 +22,8 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
 
 Tensor Tensor::view(const Shape& shape, int64_t element_offset) const {
   KILN_CHECK(!is_symbolic(), "view() of a symbolic tensor");
-  KILN_CHECK(shape.numel() + element_offset <= numel() || element_offset == 0,
-             "view ", shape, " at offset ", element_offset, " exceeds tensor of shape ",
-             this->shape());
+  KILN_CHECK(shape.numel() + element_offset <= numel() || element_offset == 0, "view ", shape,
+             " at offset ", element_offset, " exceeds tensor of shape ", this->shape());
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = impl_->storage;
   impl->offset = impl_->offset + static_cast<size_t>(element_offset) * dtype_size(dtype());
@@ -68,8 +67,8 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
-#define KILN_INSTANTIATE_ACCESSORS(T)                  \
-  template T* Tensor::data<T>() const;                 \
+#define KILN_INSTANTIATE_ACCESSORS(T)                   \
+  template T* Tensor::data<T>() const;                  \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;
 KILN_INSTANTIATE_ACCESSORS(float)
@@ -138,10 +137,18 @@ Tensor full(const Shape& shape, double value, DType dtype, Device device) {
 Tensor zeros(const Shape& shape, DType dtype, Device device) {
   return full(shape, 0.0, dtype, device);
 }
-Tensor ones(const Shape& shape, DType dtype, Device device) { return full(shape, 1.0, dtype, device); }
-Tensor scalar(double value, DType dtype, Device device) { return full({}, value, dtype, device); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.shape(), t.dtype(), t.device()); }
-Tensor ones_like(const Tensor& t) { return ones(t.shape(), t.dtype(), t.device()); }
+Tensor ones(const Shape& shape, DType dtype, Device device) {
+  return full(shape, 1.0, dtype, device);
+}
+Tensor scalar(double value, DType dtype, Device device) {
+  return full({}, value, dtype, device);
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(t.shape(), t.dtype(), t.device());
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(t.shape(), t.dtype(), t.device());
+}
 
 Tensor arange(double start, double stop, double step, DType dtype, Device device) {
   KILN_CHECK(step != 0, "arange: step must be nonzero");

@@ -36,15 +36,15 @@ TEST(Autodiff, ValueAndGradReturnsTheValue) {
 }
 
 TEST(Autodiff, UnusedInputsGetZeros) {
-  const auto g = grad([](const std::vector<Tensor>& p) { return ops::sum(p[0]); },
-                      {d({1, 2}), d({5, 6, 7})});
+  const auto g =
+      grad([](const std::vector<Tensor>& p) { return ops::sum(p[0]); }, {d({1, 2}), d({5, 6, 7})});
   EXPECT_EQ(g[1].to_vector<double>(), (std::vector<double>{0, 0, 0}));
 }
 
 TEST(Autodiff, StopGradientBlocksFlow) {
-  const auto g = grad(
-      [](const std::vector<Tensor>& p) { return ops::sum(p[0] * ops::stop_gradient(p[0])); },
-      {d({2, 3})});
+  const auto g =
+      grad([](const std::vector<Tensor>& p) { return ops::sum(p[0] * ops::stop_gradient(p[0])); },
+           {d({2, 3})});
   EXPECT_EQ(g[0].to_vector<double>(), (std::vector<double>{2, 3}));
 }
 

@@ -20,7 +20,9 @@ struct BinaryCase {
 };
 
 // Picks the Tensor-with-Tensor overload.
-BinaryFn tensors(Tensor (*fn)(const Tensor&, const Tensor&)) { return fn; }
+BinaryFn tensors(Tensor (*fn)(const Tensor&, const Tensor&)) {
+  return fn;
+}
 
 std::vector<BinaryCase> arithmetic_cases() {
   return {
@@ -37,7 +39,7 @@ std::vector<BinaryCase> arithmetic_cases() {
 // Shape pairs that cover the broadcast loops: same shape, scalar either side, a row, a column,
 // a middle axis and rank extension.
 const std::vector<std::pair<Shape, Shape>> kBroadcastPairs = {
-    {{4, 5}, {4, 5}}, {{4, 5}, {}}, {{}, {4, 5}}, {{4, 5}, {5}},
+    {{4, 5}, {4, 5}}, {{4, 5}, {}},        {{}, {4, 5}},           {{4, 5}, {5}},
     {{4, 1}, {1, 5}}, {{2, 3, 4}, {3, 1}}, {{2, 1, 4}, {2, 3, 1}},
 };
 

@@ -21,30 +21,54 @@ void expect_error(const std::function<void()>& fn, const std::vector<std::string
 }
 
 TEST(ErrorMessages, MismatchedShapes) {
-  expect_error([] { (void)(zeros({2, 3}) + zeros({4})); },
-               {"kiln::ops::add", "[2, 3]", "[4]", "cannot be broadcast"});
-  expect_error([] { (void)ops::concat({zeros({2, 3}), zeros({2, 4})}, 0); },
-               {"kiln::ops::concat", "float32[2, 3]", "float32[2, 4]"});
-  expect_error([] { (void)ops::reshape(zeros({2, 3}), {4, 2}); },
-               {"kiln::ops::reshape", "cannot reshape [2, 3]", "[4, 2]"});
-  expect_error([] { (void)ops::gather(zeros({2, 3}), zeros({2}), 0); },
-               {"kiln::ops::gather", "indices must be int32 or int64", "float32[2]"});
+  expect_error(
+      [] {
+        (void)(zeros({2, 3}) + zeros({4}));
+      },
+      {"kiln::ops::add", "[2, 3]", "[4]", "cannot be broadcast"});
+  expect_error(
+      [] {
+        (void)ops::concat({zeros({2, 3}), zeros({2, 4})}, 0);
+      },
+      {"kiln::ops::concat", "float32[2, 3]", "float32[2, 4]"});
+  expect_error(
+      [] {
+        (void)ops::reshape(zeros({2, 3}), {4, 2});
+      },
+      {"kiln::ops::reshape", "cannot reshape [2, 3]", "[4, 2]"});
+  expect_error(
+      [] {
+        (void)ops::gather(zeros({2, 3}), zeros({2}), 0);
+      },
+      {"kiln::ops::gather", "indices must be int32 or int64", "float32[2]"});
 }
 
 TEST(ErrorMessages, WrongDtypes) {
   expect_error([] { (void)ops::exp(zeros({2}, DType::i32)); },
                {"kiln::ops::exp", "floating", "int32[2]"});
-  expect_error([] { (void)ops::matmul(zeros({2, 2}, DType::i64), zeros({2, 2}, DType::i64)); },
-               {"kiln::ops::matmul", "int64[2, 2]"});
+  expect_error(
+      [] {
+        (void)ops::matmul(zeros({2, 2}, DType::i64), zeros({2, 2}, DType::i64));
+      },
+      {"kiln::ops::matmul", "int64[2, 2]"});
 }
 
 TEST(ErrorMessages, OutOfRangeAxes) {
-  expect_error([] { (void)ops::sum(zeros({2, 3}), {2}); },
-               {"kiln::ops::sum", "axis 2 is out of range for rank 2", "float32[2, 3]"});
-  expect_error([] { (void)ops::argmax(zeros({2, 3}), -3); },
-               {"kiln::ops::argmax", "axis -3", "float32[2, 3]"});
-  expect_error([] { (void)ops::transpose(zeros({2, 3}), {0, 0}); },
-               {"kiln::ops::transpose", "not a permutation", "float32[2, 3]"});
+  expect_error(
+      [] {
+        (void)ops::sum(zeros({2, 3}), {2});
+      },
+      {"kiln::ops::sum", "axis 2 is out of range for rank 2", "float32[2, 3]"});
+  expect_error(
+      [] {
+        (void)ops::argmax(zeros({2, 3}), -3);
+      },
+      {"kiln::ops::argmax", "axis -3", "float32[2, 3]"});
+  expect_error(
+      [] {
+        (void)ops::transpose(zeros({2, 3}), {0, 0});
+      },
+      {"kiln::ops::transpose", "not a permutation", "float32[2, 3]"});
   expect_error([] { (void)ops::expand_dims(zeros({2}), 3); }, {"expand_dims", "axis 3"});
   expect_error([] { (void)ops::squeeze(zeros({2, 3}), {0}); }, {"squeeze", "not of size 1"});
 }
@@ -59,8 +83,8 @@ TEST(ErrorMessages, UnknownDimsInferWithoutKernels) {
   const TensorMeta s = infer_meta(OpId::reduce_sum, std::vector<TensorMeta>{a},
                                   {{"axes", std::vector<int64_t>{1}}, {"keepdims", true}});
   EXPECT_EQ(s.shape, (Shape{-1, 1}));
-  const TensorMeta r = infer_meta(OpId::reshape, std::vector<TensorMeta>{a},
-                                  {{"shape", std::vector<int64_t>{-1}}});
+  const TensorMeta r =
+      infer_meta(OpId::reshape, std::vector<TensorMeta>{a}, {{"shape", std::vector<int64_t>{-1}}});
   EXPECT_EQ(r.shape, (Shape{-1}));
 }
 

@@ -9,7 +9,9 @@ namespace {
 
 using V = std::vector<float>;
 
-Tensor indices(std::vector<int64_t> v, Shape s) { return from_vector(v, s); }
+Tensor indices(std::vector<int64_t> v, Shape s) {
+  return from_vector(v, s);
+}
 
 TEST(IndexOps, GatherAlongAxes) {
   const Tensor p = tensor({0, 1, 2, 3, 4, 5}, {3, 2});
@@ -51,7 +53,9 @@ TEST(IndexOps, Gradients) {
   testing::expect_gradients_match(
       [&](const std::vector<Tensor>& in) { return ops::gather(in[0], idx, 0); }, {p});
   testing::expect_gradients_match(
-      [&](const std::vector<Tensor>& in) { return ops::gather(in[0], indices({2, 2}, {2}), 1); },
+      [&](const std::vector<Tensor>& in) {
+        return ops::gather(in[0], indices({2, 2}, {2}), 1);
+      },
       {p});
   testing::expect_gradients_match(
       [&](const std::vector<Tensor>& in) { return ops::scatter_add(in[0], idx, in[1], 0); },

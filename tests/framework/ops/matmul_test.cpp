@@ -40,7 +40,8 @@ TEST(Matmul, ReferenceAgreesWithHandComputation) {
   cpu::reference::matmul(a, b, out, false, false);
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{19, 22, 43, 50}));
   EXPECT_EQ(ops::matmul(a, b).to_vector<float>(), (std::vector<float>{19, 22, 43, 50}));
-  EXPECT_EQ(ops::matmul(a, b, true, false).to_vector<float>(), (std::vector<float>{26, 30, 38, 44}));
+  EXPECT_EQ(ops::matmul(a, b, true, false).to_vector<float>(),
+            (std::vector<float>{26, 30, 38, 44}));
 }
 
 TEST(Matmul, Gradients) {

@@ -58,7 +58,8 @@ TEST(Reductions, LogSumExpIsStable) {
 
 TEST(Reductions, Gradients) {
   const Tensor x = testing::random_f64({3, 4, 5}, 0.5, 2);
-  for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {1}, {0, 2}, {-1}}) {
+  for (const std::vector<int64_t>& axes :
+       std::vector<std::vector<int64_t>>{{}, {1}, {0, 2}, {-1}}) {
     for (bool keep : {false, true}) {
       auto check = [&](auto fn) {
         testing::expect_gradients_match([&](const std::vector<Tensor>& in) { return fn(in[0]); },

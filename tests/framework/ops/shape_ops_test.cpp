@@ -65,7 +65,9 @@ TEST(ShapeOps, Gradients) {
   };
   check([](const Tensor& t) { return ops::reshape(t, {6, 4}); });
   check([](const Tensor& t) { return ops::transpose(t, {1, 2, 0}); });
-  check([](const Tensor& t) { return ops::broadcast_to(ops::reshape(t, {2, 1, 3, 4}), {2, 5, 3, 4}); });
+  check([](const Tensor& t) {
+    return ops::broadcast_to(ops::reshape(t, {2, 1, 3, 4}), {2, 5, 3, 4});
+  });
   check([](const Tensor& t) { return ops::strided_slice(t, {1, 2, 3}, {0, -4, 0}, {-1, -1, -2}); });
   check([](const Tensor& t) { return ops::slice(t, {0, 1, 1}, {2, 2, -1}); });
   check([](const Tensor& t) { return ops::pad(t, {{0, 1}, {2, 0}, {1, 1}}); });

@@ -14,11 +14,13 @@ struct UnaryCase {
   const char* name;
   std::function<Tensor(const Tensor&)> op;
   std::function<double(double)> reference;
-  double lo, hi;   // input range for both checks
-  bool smooth;     // false: nonsmooth gradient tolerance, inputs kept off the kink
+  double lo, hi;  // input range for both checks
+  bool smooth;    // false: nonsmooth gradient tolerance, inputs kept off the kink
 };
 
-double sigmoid_ref(double x) { return 1 / (1 + std::exp(-x)); }
+double sigmoid_ref(double x) {
+  return 1 / (1 + std::exp(-x));
+}
 
 std::vector<UnaryCase> unary_cases() {
   return {
@@ -65,7 +67,8 @@ TEST_P(UnaryOp, MatchesCmath) {
     const double tol = dtype == DType::f32 ? 2e-6 : 1e-14;
     for (size_t i = 0; i < xs.size(); i += 97) {
       const double want = c.reference(xs[i]);
-      ASSERT_NEAR(ys[i], want, tol * std::max(1.0, std::abs(want))) << c.name << "(" << xs[i] << ")";
+      ASSERT_NEAR(ys[i], want, tol * std::max(1.0, std::abs(want)))
+          << c.name << "(" << xs[i] << ")";
     }
   }
 }
@@ -73,9 +76,9 @@ TEST_P(UnaryOp, MatchesCmath) {
 TEST_P(UnaryOp, GradientMatchesFiniteDifferences) {
   const UnaryCase& c = GetParam();
   const Tensor x = testing::random_f64({3, 4}, c.lo, c.hi);
-  testing::expect_gradients_match([&](const std::vector<Tensor>& in) { return c.op(in[0]); }, {x},
-                                  c.smooth ? testing::GradCheckOptions{}
-                                           : testing::GradCheckOptions::nonsmooth());
+  testing::expect_gradients_match(
+      [&](const std::vector<Tensor>& in) { return c.op(in[0]); }, {x},
+      c.smooth ? testing::GradCheckOptions{} : testing::GradCheckOptions::nonsmooth());
 }
 
 TEST_P(UnaryOp, HalfPrecisionComputesInFloat) {
