@@ -7,8 +7,9 @@
 
 namespace kiln {
 
+// Host and device code (KILN_HD): CUDA kernels convert with it too.
 template <typename To, typename From>
-inline To convert_value(From v) {
+KILN_HD inline To convert_value(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<From, float16> || std::is_same_v<From, bfloat16>) {

@@ -4,11 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#if defined(__CUDACC__)
-#define KILN_HD __host__ __device__
-#else
-#define KILN_HD
-#endif
+#include "framework/core/half.h"  // KILN_HD
 
 namespace kiln::fn {
 
@@ -179,7 +175,14 @@ struct Pow {
     if constexpr (std::is_floating_point_v<T>) {
       return std::pow(a, b);
     } else {
-      return static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b)));
+      // Exact integer powers by squaring (device pow of doubles may round 3^3 to 26).
+      if constexpr (std::is_signed_v<T>) {
+        if (b < T(0)) return (a == T(1) || a == T(-1)) ? ((b % T(2)) ? a : T(1)) : T(0);
+      }
+      T result = 1;
+      for (T base = a, e = b; e > T(0); e /= T(2), base *= base)
+        if (e % T(2)) result *= base;
+      return result;
     }
   }
 };

@@ -1,50 +1,24 @@
 // CPU kernels of the elementwise ops: the shared functors run through the vectorized loops.
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/elementwise_loops.h"
-#include "framework/ops/elementwise_functors.h"
+#include "framework/ops/elementwise_dispatch.h"
 
 namespace kiln::cpu {
 namespace {
 
-template <typename F>
-F make_functor(const Attrs&) {
-  return F{};
-}
-template <>
-fn::LeakyRelu make_functor<fn::LeakyRelu>(const Attrs& a) {
-  return {a.get_float("alpha")};
-}
-template <>
-fn::Elu make_functor<fn::Elu>(const Attrs& a) {
-  return {a.get_float("alpha")};
-}
-template <>
-fn::Gelu make_functor<fn::Gelu>(const Attrs& a) {
-  return {a.get_bool("approximate")};
-}
-
-enum class Types { floating, numeric, all };
-
-template <Types types, typename Body>
-void visit(DType dtype, Body&& body) {
-  if constexpr (types == Types::floating)
-    visit_float_dtype(dtype, "elementwise kernel", body);
-  else if constexpr (types == Types::numeric)
-    visit_numeric_dtype(dtype, "elementwise kernel", body);
-  else
-    visit_dtype(dtype, body);
-}
+using fn::make_functor;
+using fn::Types;
 
 template <typename F, Types types>
 void unary_kernel(const KernelContext& c) {
   const F f = make_functor<F>(c.attrs);
-  visit<types>(c.output.dtype(), [&]<typename T>() { unary_loop<T, T>(c.inputs[0], c.output, f); });
+  fn::visit_types<types>(c.output.dtype(), [&]<typename T>() { unary_loop<T, T>(c.inputs[0], c.output, f); });
 }
 
 template <typename F, Types types>
 void arith_kernel(const KernelContext& c) {
   const F f{};
-  visit<types>(c.output.dtype(),
+  fn::visit_types<types>(c.output.dtype(),
                [&]<typename T>() { binary_loop<T, T>(c.inputs[0], c.inputs[1], c.output, f); });
 }
 

@@ -3,6 +3,8 @@
 #include "framework/ops/op_def.h"
 
 namespace kiln {
-Backend* cuda_backend() { return nullptr; }
+Backend* cuda_backend() {
+  return nullptr;
+}
 void register_cuda_kernels(OpTable&) {}
 }  // namespace kiln

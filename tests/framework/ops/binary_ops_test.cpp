@@ -112,6 +112,15 @@ TEST(BinaryOps, PromotesDtypes) {
   EXPECT_EQ((1.0 / f).to_vector<float>(), (std::vector<float>{2, 4}));
 }
 
+TEST(BinaryOps, IntegerPowersAreExact) {
+  const Tensor base = from_vector<int64_t>(std::vector<int64_t>{3, -2, 7, 1, -1, 2}, {6});
+  const Tensor exponent = from_vector<int64_t>(std::vector<int64_t>{3, 3, 0, -4, -3, -1}, {6});
+  EXPECT_EQ(ops::pow(base, exponent).to_vector<int64_t>(),
+            (std::vector<int64_t>{27, -8, 1, 1, -1, 0}));
+  const Tensor big = from_vector<int64_t>(std::vector<int64_t>{3}, {1});
+  EXPECT_EQ(ops::pow(big, 39.0).item<int64_t>(), 4052555153018976267);
+}
+
 TEST(BinaryOps, ComparisonsAndLogic) {
   const Tensor a = tensor({1, 2, 3});
   const Tensor b = tensor({2, 2, 2});

@@ -1,0 +1,10 @@
+#pragma once
+// Registration hooks of the CUDA kernel families (one file each).
+#include "framework/ops/op_def.h"
+
+namespace kiln::cuda {
+void register_unary_kernels(OpTable& table);
+void register_binary_kernels(OpTable& table);
+void register_reduction_kernels(OpTable& table);
+void register_matmul_kernels(OpTable& table);
+}  // namespace kiln::cuda

@@ -1,0 +1,14 @@
+#include "framework/backends/cuda/cuda_kernels.h"
+
+namespace kiln {
+
+// Registration touches no CUDA API, so it is safe on machines without a GPU: the kernels only
+// run for tensors on a CUDA device, and those cannot be created there.
+void register_cuda_kernels(OpTable& table) {
+  cuda::register_unary_kernels(table);
+  cuda::register_binary_kernels(table);
+  cuda::register_reduction_kernels(table);
+  cuda::register_matmul_kernels(table);
+}
+
+}  // namespace kiln
