@@ -179,9 +179,13 @@ struct Pow {
       if constexpr (std::is_signed_v<T>) {
         if (b < T(0)) return (a == T(1) || a == T(-1)) ? ((b % T(2)) ? a : T(1)) : T(0);
       }
+      // Square only while exponent bits remain, so no intermediate overflows before the result.
       T result = 1;
-      for (T base = a, e = b; e > T(0); e /= T(2), base *= base)
-        if (e % T(2)) result *= base;
+      for (T e = b;; e /= T(2)) {
+        if (e % T(2)) result *= a;
+        if (e / T(2) == T(0)) break;
+        a *= a;
+      }
       return result;
     }
   }
