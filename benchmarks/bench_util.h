@@ -1,0 +1,44 @@
+#pragma once
+// Setup shared by the benchmark programs. Kernels are timed the way the graph executor runs
+// them: run_kernel into an output allocated once, outside the timed loop.
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
+#include "framework/random/random.h"
+#include "framework/tensor/tensor.h"
+
+namespace kiln::bench {
+
+// float32 values in [-1, 1), so sign-dependent ops such as relu take both branches.
+inline Tensor random_input(const Shape& shape) {
+  return random::uniform(shape, -1.0, 1.0);
+}
+
+// Times run_kernel(op, inputs, out, attrs). The output is zero-filled first so its pages are
+// mapped before timing, and one untimed run starts the thread pool and fills oneDNN's primitive
+// cache. An op kiln cannot run (no kernel for it yet) marks the benchmark as skipped.
+inline void time_kernel(benchmark::State& state, OpId op, const std::vector<Tensor>& inputs,
+                        const Attrs& attrs) {
+  std::vector<TensorMeta> metas;
+  for (const Tensor& t : inputs) metas.push_back(t.meta());
+  const TensorMeta out_meta = infer_meta(op, metas, attrs);
+  const Tensor out = zeros(out_meta.shape, out_meta.dtype);
+  try {
+    run_kernel(op, inputs, out, attrs);
+  } catch (const Error& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) run_kernel(op, inputs, out, attrs);
+}
+
+// Reports flops per iteration as GFLOP/s (of wall time when the benchmark uses real time).
+inline void set_gflops(benchmark::State& state, double flops) {
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+}  // namespace kiln::bench
