@@ -69,9 +69,7 @@ Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs) {
 
   Tensor out;
   if (symbolic) {
-    auto impl = std::make_shared<TensorImpl>();
-    impl->meta = std::move(out_meta);
-    out = Tensor(std::move(impl));
+    out = Tensor::symbolic(out_meta);
   } else {
     // A view op may decline (a slice that is not one contiguous block) and fall back to its
     // kernel.

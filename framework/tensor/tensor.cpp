@@ -20,6 +20,12 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   return Tensor(std::move(impl));
 }
 
+Tensor Tensor::symbolic(const TensorMeta& meta) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->meta = meta;
+  return Tensor(std::move(impl));
+}
+
 Tensor Tensor::view(const Shape& shape, int64_t element_offset) const {
   KILN_CHECK(!is_symbolic(), "view() of a symbolic tensor");
   KILN_CHECK(shape.numel() + element_offset <= numel() || element_offset == 0, "view ", shape,

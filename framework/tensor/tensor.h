@@ -42,6 +42,8 @@ class Tensor {
 
   // A new uninitialized concrete tensor.
   static Tensor empty(const Shape& shape, DType dtype = DType::f32, Device device = {});
+  // A tensor without data standing for a value of a graph being traced; dims may be unknown.
+  static Tensor symbolic(const TensorMeta& meta);
   // A view of this tensor's storage with another shape (same numel), at an element offset.
   Tensor view(const Shape& shape, int64_t element_offset = 0) const;
 

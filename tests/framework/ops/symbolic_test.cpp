@@ -1,0 +1,38 @@
+// Ops on symbolic tensors (tracing) run no kernel: they infer shapes with unknown dims and record
+// the graph, gradients included.
+#include <gtest/gtest.h>
+
+#include "framework/autodiff/grad.h"
+#include "framework/graph/node.h"
+#include "framework/ops/ops.h"
+
+namespace kiln {
+namespace {
+
+TEST(Symbolic, OpsRecordNodesWithUnknownDims) {
+  const Tensor x = Tensor::symbolic({DType::f32, Shape{-1, 4}, {}});
+  const Tensor w = ones({4, 3});
+  const Tensor y = ops::relu(ops::matmul(x, w) + 1.0);
+  EXPECT_TRUE(y.is_symbolic());
+  EXPECT_EQ(y.shape(), (Shape{-1, 3}));
+  ASSERT_NE(y.node(), nullptr);
+  EXPECT_EQ(y.node()->op, OpId::relu);
+  const Tensor sum = y.node()->inputs[0];
+  EXPECT_EQ(sum.node()->op, OpId::add);
+  EXPECT_EQ(sum.node()->inputs[0].node()->op, OpId::matmul);
+  EXPECT_THROW(y.raw_data(), Error);
+}
+
+TEST(Symbolic, GradientsOfATracedGraphAreGraphsToo) {
+  Tensor w = Tensor::symbolic({DType::f32, Shape{4, 3}, {}});
+  w.set_requires_grad(true);
+  const Tensor x = ones({2, 4});
+  const Tensor loss = ops::sum(ops::tanh(ops::matmul(x, w)));
+  const Tensor g = gradients(loss, {w})[0];
+  EXPECT_TRUE(g.is_symbolic());
+  EXPECT_EQ(g.shape(), (Shape{4, 3}));
+  ASSERT_NE(g.node(), nullptr);
+}
+
+}  // namespace
+}  // namespace kiln
