@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string_view>
+#include <type_traits>
 
 #include "framework/core/error.h"
 #include "framework/core/half.h"
@@ -25,106 +26,115 @@ DType promote_types(DType a, DType b);
 
 std::ostream& operator<<(std::ostream& out, DType dtype);
 
-// C++ type for each dtype, for kernels: dtype_of<T>() and DTypeType<DType>.
+// The C++ type of each dtype, for kernels.
+template <DType d>
+struct dtype_traits;
+template <>
+struct dtype_traits<DType::f32> {
+  using type = float;
+};
+template <>
+struct dtype_traits<DType::f64> {
+  using type = double;
+};
+template <>
+struct dtype_traits<DType::f16> {
+  using type = float16;
+};
+template <>
+struct dtype_traits<DType::bf16> {
+  using type = bfloat16;
+};
+template <>
+struct dtype_traits<DType::i32> {
+  using type = int32_t;
+};
+template <>
+struct dtype_traits<DType::i64> {
+  using type = int64_t;
+};
+template <>
+struct dtype_traits<DType::u8> {
+  using type = uint8_t;
+};
+template <>
+struct dtype_traits<DType::boolean> {
+  using type = bool;
+};
+
 template <typename T>
-constexpr DType dtype_of();
-template <>
-constexpr DType dtype_of<float>() {
-  return DType::f32;
-}
-template <>
-constexpr DType dtype_of<double>() {
-  return DType::f64;
-}
-template <>
-constexpr DType dtype_of<float16>() {
-  return DType::f16;
-}
-template <>
-constexpr DType dtype_of<bfloat16>() {
-  return DType::bf16;
-}
-template <>
-constexpr DType dtype_of<int32_t>() {
-  return DType::i32;
-}
-template <>
-constexpr DType dtype_of<int64_t>() {
-  return DType::i64;
-}
-template <>
-constexpr DType dtype_of<uint8_t>() {
-  return DType::u8;
-}
-template <>
-constexpr DType dtype_of<bool>() {
-  return DType::boolean;
+constexpr DType dtype_of() {
+  if constexpr (std::is_same_v<T, float>)
+    return DType::f32;
+  else if constexpr (std::is_same_v<T, double>)
+    return DType::f64;
+  else if constexpr (std::is_same_v<T, float16>)
+    return DType::f16;
+  else if constexpr (std::is_same_v<T, bfloat16>)
+    return DType::bf16;
+  else if constexpr (std::is_same_v<T, int32_t>)
+    return DType::i32;
+  else if constexpr (std::is_same_v<T, int64_t>)
+    return DType::i64;
+  else if constexpr (std::is_same_v<T, uint8_t>)
+    return DType::u8;
+  else {
+    static_assert(std::is_same_v<T, bool>, "not a kiln dtype");
+    return DType::boolean;
+  }
 }
 
-// Calls fn.template operator()<T>() with T the C++ type of dtype. The *_float variant accepts
-// only floating types and the *_numeric one every type but bool; other dtypes raise an error
-// naming `what` (usually the op).
+// Sets of dtypes a kernel accepts, as bit masks over DType.
+constexpr unsigned dtype_bit(DType d) {
+  return 1u << static_cast<unsigned>(d);
+}
+inline constexpr unsigned kFloatingDTypes =
+    dtype_bit(DType::f32) | dtype_bit(DType::f64) | dtype_bit(DType::f16) | dtype_bit(DType::bf16);
+inline constexpr unsigned kNumericDTypes =
+    kFloatingDTypes | dtype_bit(DType::i32) | dtype_bit(DType::i64) | dtype_bit(DType::u8);
+inline constexpr unsigned kAllDTypes = kNumericDTypes | dtype_bit(DType::boolean);
+
+// Calls fn.template operator()<T>() with T the C++ type of dtype when dtype is in `allowed`;
+// other dtypes raise an error naming `what` (usually the op). Only the allowed types are
+// instantiated, so kernels never see a type they cannot handle.
+template <unsigned allowed, typename Fn>
+decltype(auto) visit_dtypes(DType dtype, std::string_view what, Fn&& fn) {
+  auto visit_one = [&]<DType d>() -> decltype(auto) {
+    return fn.template operator()<typename dtype_traits<d>::type>();
+  };
+  switch (dtype) {
+#define KILN_VISIT_CASE(d)                              \
+  case DType::d:                                        \
+    if constexpr ((allowed & dtype_bit(DType::d)) != 0) \
+      return visit_one.template operator()<DType::d>(); \
+    break;
+    KILN_VISIT_CASE(f32)
+    KILN_VISIT_CASE(f64)
+    KILN_VISIT_CASE(f16)
+    KILN_VISIT_CASE(bf16)
+    KILN_VISIT_CASE(i32)
+    KILN_VISIT_CASE(i64)
+    KILN_VISIT_CASE(u8)
+    KILN_VISIT_CASE(boolean)
+#undef KILN_VISIT_CASE
+  }
+  const char* kind = allowed == kFloatingDTypes  ? "a floating"
+                     : allowed == kNumericDTypes ? "a numeric"
+                                                 : "a supported";
+  throw Error(detail::concat(what, ": expected ", kind, " dtype, got ", dtype_name(dtype)));
+}
+
 template <typename Fn>
 decltype(auto) visit_dtype(DType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DType::f32:
-      return fn.template operator()<float>();
-    case DType::f64:
-      return fn.template operator()<double>();
-    case DType::f16:
-      return fn.template operator()<float16>();
-    case DType::bf16:
-      return fn.template operator()<bfloat16>();
-    case DType::i32:
-      return fn.template operator()<int32_t>();
-    case DType::i64:
-      return fn.template operator()<int64_t>();
-    case DType::u8:
-      return fn.template operator()<uint8_t>();
-    case DType::boolean:
-      return fn.template operator()<bool>();
-  }
-  throw Error("unknown dtype");
+  return visit_dtypes<kAllDTypes>(dtype, "dtype dispatch", std::forward<Fn>(fn));
 }
-
 template <typename Fn>
 decltype(auto) visit_float_dtype(DType dtype, std::string_view what, Fn&& fn) {
-  switch (dtype) {
-    case DType::f32:
-      return fn.template operator()<float>();
-    case DType::f64:
-      return fn.template operator()<double>();
-    case DType::f16:
-      return fn.template operator()<float16>();
-    case DType::bf16:
-      return fn.template operator()<bfloat16>();
-    default:
-      break;
-  }
-  throw Error(detail::concat(what, ": expected a floating dtype, got ", dtype_name(dtype)));
+  return visit_dtypes<kFloatingDTypes>(dtype, what, std::forward<Fn>(fn));
 }
-
 template <typename Fn>
 decltype(auto) visit_numeric_dtype(DType dtype, std::string_view what, Fn&& fn) {
-  switch (dtype) {
-    case DType::f32:
-      return fn.template operator()<float>();
-    case DType::f64:
-      return fn.template operator()<double>();
-    case DType::f16:
-      return fn.template operator()<float16>();
-    case DType::bf16:
-      return fn.template operator()<bfloat16>();
-    case DType::i32:
-      return fn.template operator()<int32_t>();
-    case DType::i64:
-      return fn.template operator()<int64_t>();
-    case DType::u8:
-      return fn.template operator()<uint8_t>();
-    default:
-      break;
-  }
-  throw Error(detail::concat(what, ": expected a numeric dtype, got ", dtype_name(dtype)));
+  return visit_dtypes<kNumericDTypes>(dtype, what, std::forward<Fn>(fn));
 }
 
 // The type arithmetic happens in: float for the 16-bit floats, the type itself otherwise.

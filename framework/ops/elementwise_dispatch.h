@@ -1,6 +1,6 @@
 #pragma once
-// Host-side pieces every backend's elementwise kernels share: the functor of an op built from
-// its attrs, and the dtype set each kernel accepts.
+// Host-side piece every backend's elementwise kernels share: the functor of an op built from
+// its attrs.
 #include "framework/core/dtype.h"
 #include "framework/ops/attrs.h"
 #include "framework/ops/elementwise_functors.h"
@@ -22,19 +22,6 @@ inline Elu make_functor<Elu>(const Attrs& a) {
 template <>
 inline Gelu make_functor<Gelu>(const Attrs& a) {
   return {a.get_bool("approximate")};
-}
-
-// Which dtypes a kernel accepts; others raise an error naming the kernel.
-enum class Types { floating, numeric, all };
-
-template <Types types, typename Body>
-void visit_types(DType dtype, Body&& body) {
-  if constexpr (types == Types::floating)
-    visit_float_dtype(dtype, "elementwise kernel", body);
-  else if constexpr (types == Types::numeric)
-    visit_numeric_dtype(dtype, "elementwise kernel", body);
-  else
-    visit_dtype(dtype, body);
 }
 
 }  // namespace kiln::fn

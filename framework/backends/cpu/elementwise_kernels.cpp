@@ -7,19 +7,20 @@ namespace kiln::cpu {
 namespace {
 
 using fn::make_functor;
-using fn::Types;
 
-template <typename F, Types types>
+template <typename F, unsigned types>
 void unary_kernel(const KernelContext& c) {
   const F f = make_functor<F>(c.attrs);
-  fn::visit_types<types>(c.output.dtype(), [&]<typename T>() { unary_loop<T, T>(c.inputs[0], c.output, f); });
+  visit_dtypes<types>(c.output.dtype(), "elementwise kernel",
+                      [&]<typename T>() { unary_loop<T, T>(c.inputs[0], c.output, f); });
 }
 
-template <typename F, Types types>
+template <typename F, unsigned types>
 void arith_kernel(const KernelContext& c) {
   const F f{};
-  fn::visit_types<types>(c.output.dtype(),
-               [&]<typename T>() { binary_loop<T, T>(c.inputs[0], c.inputs[1], c.output, f); });
+  visit_dtypes<types>(c.output.dtype(), "elementwise kernel", [&]<typename T>() {
+    binary_loop<T, T>(c.inputs[0], c.inputs[1], c.output, f);
+  });
 }
 
 template <typename F>
@@ -62,43 +63,43 @@ void where_kernel(const KernelContext& c) {
 
 void register_elementwise_kernels(OpTable& t) {
   constexpr auto cpu = DeviceType::cpu;
-  t.set_kernel(OpId::neg, cpu, unary_kernel<fn::Neg, Types::numeric>);
-  t.set_kernel(OpId::abs, cpu, unary_kernel<fn::Abs, Types::numeric>);
-  t.set_kernel(OpId::sign, cpu, unary_kernel<fn::Sign, Types::numeric>);
-  t.set_kernel(OpId::exp, cpu, unary_kernel<fn::Exp, Types::floating>);
-  t.set_kernel(OpId::log, cpu, unary_kernel<fn::Log, Types::floating>);
-  t.set_kernel(OpId::log1p, cpu, unary_kernel<fn::Log1p, Types::floating>);
-  t.set_kernel(OpId::sqrt, cpu, unary_kernel<fn::Sqrt, Types::floating>);
-  t.set_kernel(OpId::rsqrt, cpu, unary_kernel<fn::Rsqrt, Types::floating>);
-  t.set_kernel(OpId::square, cpu, unary_kernel<fn::Square, Types::numeric>);
-  t.set_kernel(OpId::tanh, cpu, unary_kernel<fn::Tanh, Types::floating>);
-  t.set_kernel(OpId::sigmoid, cpu, unary_kernel<fn::Sigmoid, Types::floating>);
-  t.set_kernel(OpId::relu, cpu, unary_kernel<fn::Relu, Types::numeric>);
-  t.set_kernel(OpId::leaky_relu, cpu, unary_kernel<fn::LeakyRelu, Types::floating>);
-  t.set_kernel(OpId::elu, cpu, unary_kernel<fn::Elu, Types::floating>);
-  t.set_kernel(OpId::gelu, cpu, unary_kernel<fn::Gelu, Types::floating>);
-  t.set_kernel(OpId::softplus, cpu, unary_kernel<fn::Softplus, Types::floating>);
-  t.set_kernel(OpId::sin, cpu, unary_kernel<fn::Sin, Types::floating>);
-  t.set_kernel(OpId::cos, cpu, unary_kernel<fn::Cos, Types::floating>);
-  t.set_kernel(OpId::erf, cpu, unary_kernel<fn::Erf, Types::floating>);
+  t.set_kernel(OpId::neg, cpu, unary_kernel<fn::Neg, kNumericDTypes>);
+  t.set_kernel(OpId::abs, cpu, unary_kernel<fn::Abs, kNumericDTypes>);
+  t.set_kernel(OpId::sign, cpu, unary_kernel<fn::Sign, kNumericDTypes>);
+  t.set_kernel(OpId::exp, cpu, unary_kernel<fn::Exp, kFloatingDTypes>);
+  t.set_kernel(OpId::log, cpu, unary_kernel<fn::Log, kFloatingDTypes>);
+  t.set_kernel(OpId::log1p, cpu, unary_kernel<fn::Log1p, kFloatingDTypes>);
+  t.set_kernel(OpId::sqrt, cpu, unary_kernel<fn::Sqrt, kFloatingDTypes>);
+  t.set_kernel(OpId::rsqrt, cpu, unary_kernel<fn::Rsqrt, kFloatingDTypes>);
+  t.set_kernel(OpId::square, cpu, unary_kernel<fn::Square, kNumericDTypes>);
+  t.set_kernel(OpId::tanh, cpu, unary_kernel<fn::Tanh, kFloatingDTypes>);
+  t.set_kernel(OpId::sigmoid, cpu, unary_kernel<fn::Sigmoid, kFloatingDTypes>);
+  t.set_kernel(OpId::relu, cpu, unary_kernel<fn::Relu, kNumericDTypes>);
+  t.set_kernel(OpId::leaky_relu, cpu, unary_kernel<fn::LeakyRelu, kFloatingDTypes>);
+  t.set_kernel(OpId::elu, cpu, unary_kernel<fn::Elu, kFloatingDTypes>);
+  t.set_kernel(OpId::gelu, cpu, unary_kernel<fn::Gelu, kFloatingDTypes>);
+  t.set_kernel(OpId::softplus, cpu, unary_kernel<fn::Softplus, kFloatingDTypes>);
+  t.set_kernel(OpId::sin, cpu, unary_kernel<fn::Sin, kFloatingDTypes>);
+  t.set_kernel(OpId::cos, cpu, unary_kernel<fn::Cos, kFloatingDTypes>);
+  t.set_kernel(OpId::erf, cpu, unary_kernel<fn::Erf, kFloatingDTypes>);
   t.set_kernel(OpId::logical_not, cpu, logical_not_kernel);
   t.set_kernel(OpId::cast, cpu, cast_kernel);
 
-  t.set_kernel(OpId::add, cpu, arith_kernel<fn::Add, Types::numeric>);
-  t.set_kernel(OpId::sub, cpu, arith_kernel<fn::Sub, Types::numeric>);
-  t.set_kernel(OpId::mul, cpu, arith_kernel<fn::Mul, Types::numeric>);
-  t.set_kernel(OpId::div, cpu, arith_kernel<fn::Div, Types::numeric>);
-  t.set_kernel(OpId::pow, cpu, arith_kernel<fn::Pow, Types::numeric>);
-  t.set_kernel(OpId::maximum, cpu, arith_kernel<fn::Maximum, Types::numeric>);
-  t.set_kernel(OpId::minimum, cpu, arith_kernel<fn::Minimum, Types::numeric>);
+  t.set_kernel(OpId::add, cpu, arith_kernel<fn::Add, kNumericDTypes>);
+  t.set_kernel(OpId::sub, cpu, arith_kernel<fn::Sub, kNumericDTypes>);
+  t.set_kernel(OpId::mul, cpu, arith_kernel<fn::Mul, kNumericDTypes>);
+  t.set_kernel(OpId::div, cpu, arith_kernel<fn::Div, kNumericDTypes>);
+  t.set_kernel(OpId::pow, cpu, arith_kernel<fn::Pow, kNumericDTypes>);
+  t.set_kernel(OpId::maximum, cpu, arith_kernel<fn::Maximum, kNumericDTypes>);
+  t.set_kernel(OpId::minimum, cpu, arith_kernel<fn::Minimum, kNumericDTypes>);
   t.set_kernel(OpId::equal, cpu, compare_kernel<fn::Equal>);
   t.set_kernel(OpId::not_equal, cpu, compare_kernel<fn::NotEqual>);
   t.set_kernel(OpId::less, cpu, compare_kernel<fn::Less>);
   t.set_kernel(OpId::less_equal, cpu, compare_kernel<fn::LessEqual>);
   t.set_kernel(OpId::greater, cpu, compare_kernel<fn::Greater>);
   t.set_kernel(OpId::greater_equal, cpu, compare_kernel<fn::GreaterEqual>);
-  t.set_kernel(OpId::logical_and, cpu, arith_kernel<fn::LogicalAnd, Types::all>);
-  t.set_kernel(OpId::logical_or, cpu, arith_kernel<fn::LogicalOr, Types::all>);
+  t.set_kernel(OpId::logical_and, cpu, arith_kernel<fn::LogicalAnd, kAllDTypes>);
+  t.set_kernel(OpId::logical_or, cpu, arith_kernel<fn::LogicalOr, kAllDTypes>);
   t.set_kernel(OpId::where, cpu, where_kernel);
 }
 

@@ -39,7 +39,8 @@ void map_binary(const KernelContext& c) {
 
 template <typename F>
 void arith_kernel(const KernelContext& c) {
-  visit<Types::numeric>(c.output.dtype(), [&]<typename T>() { map_binary<T, T, F>(c); });
+  visit_dtypes<kNumericDTypes>(c.output.dtype(), "CUDA kernel",
+                               [&]<typename T>() { map_binary<T, T, F>(c); });
 }
 
 template <typename F>

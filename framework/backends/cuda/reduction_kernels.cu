@@ -69,7 +69,7 @@ void reduce_sum_kernel(const KernelContext& c) {
   const auto blocks = static_cast<unsigned>(std::min<int64_t>(outputs, 1 << 16));
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
-  visit<Types::numeric>(x.dtype(), [&]<typename T>() {
+  visit_dtypes<kNumericDTypes>(x.dtype(), "CUDA kernel", [&]<typename T>() {
     sum_kernel<<<blocks, threads, 0, current_stream(device)>>>(
         static_cast<T*>(c.output.raw_data()), data_of<T>(x), outputs, reduced, kept, summed);
   });

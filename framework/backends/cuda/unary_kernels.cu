@@ -24,10 +24,11 @@ void map_unary(const Tensor& x, const Tensor& out, F f) {
 
 using fn::make_functor;
 
-template <typename F, Types types>
+template <typename F, unsigned types>
 void unary_kernel(const KernelContext& c) {
   const F f = make_functor<F>(c.attrs);
-  visit<types>(c.output.dtype(), [&]<typename T>() { map_unary<T, T>(c.inputs[0], c.output, f); });
+  visit_dtypes<types>(c.output.dtype(), "CUDA kernel",
+                      [&]<typename T>() { map_unary<T, T>(c.inputs[0], c.output, f); });
 }
 
 void logical_not_kernel(const KernelContext& c) {
@@ -53,25 +54,25 @@ void cast_kernel(const KernelContext& c) {
 
 void register_unary_kernels(OpTable& t) {
   constexpr auto gpu = DeviceType::cuda;
-  t.set_kernel(OpId::neg, gpu, unary_kernel<fn::Neg, Types::numeric>);
-  t.set_kernel(OpId::abs, gpu, unary_kernel<fn::Abs, Types::numeric>);
-  t.set_kernel(OpId::sign, gpu, unary_kernel<fn::Sign, Types::numeric>);
-  t.set_kernel(OpId::exp, gpu, unary_kernel<fn::Exp, Types::floating>);
-  t.set_kernel(OpId::log, gpu, unary_kernel<fn::Log, Types::floating>);
-  t.set_kernel(OpId::log1p, gpu, unary_kernel<fn::Log1p, Types::floating>);
-  t.set_kernel(OpId::sqrt, gpu, unary_kernel<fn::Sqrt, Types::floating>);
-  t.set_kernel(OpId::rsqrt, gpu, unary_kernel<fn::Rsqrt, Types::floating>);
-  t.set_kernel(OpId::square, gpu, unary_kernel<fn::Square, Types::numeric>);
-  t.set_kernel(OpId::tanh, gpu, unary_kernel<fn::Tanh, Types::floating>);
-  t.set_kernel(OpId::sigmoid, gpu, unary_kernel<fn::Sigmoid, Types::floating>);
-  t.set_kernel(OpId::relu, gpu, unary_kernel<fn::Relu, Types::numeric>);
-  t.set_kernel(OpId::leaky_relu, gpu, unary_kernel<fn::LeakyRelu, Types::floating>);
-  t.set_kernel(OpId::elu, gpu, unary_kernel<fn::Elu, Types::floating>);
-  t.set_kernel(OpId::gelu, gpu, unary_kernel<fn::Gelu, Types::floating>);
-  t.set_kernel(OpId::softplus, gpu, unary_kernel<fn::Softplus, Types::floating>);
-  t.set_kernel(OpId::sin, gpu, unary_kernel<fn::Sin, Types::floating>);
-  t.set_kernel(OpId::cos, gpu, unary_kernel<fn::Cos, Types::floating>);
-  t.set_kernel(OpId::erf, gpu, unary_kernel<fn::Erf, Types::floating>);
+  t.set_kernel(OpId::neg, gpu, unary_kernel<fn::Neg, kNumericDTypes>);
+  t.set_kernel(OpId::abs, gpu, unary_kernel<fn::Abs, kNumericDTypes>);
+  t.set_kernel(OpId::sign, gpu, unary_kernel<fn::Sign, kNumericDTypes>);
+  t.set_kernel(OpId::exp, gpu, unary_kernel<fn::Exp, kFloatingDTypes>);
+  t.set_kernel(OpId::log, gpu, unary_kernel<fn::Log, kFloatingDTypes>);
+  t.set_kernel(OpId::log1p, gpu, unary_kernel<fn::Log1p, kFloatingDTypes>);
+  t.set_kernel(OpId::sqrt, gpu, unary_kernel<fn::Sqrt, kFloatingDTypes>);
+  t.set_kernel(OpId::rsqrt, gpu, unary_kernel<fn::Rsqrt, kFloatingDTypes>);
+  t.set_kernel(OpId::square, gpu, unary_kernel<fn::Square, kNumericDTypes>);
+  t.set_kernel(OpId::tanh, gpu, unary_kernel<fn::Tanh, kFloatingDTypes>);
+  t.set_kernel(OpId::sigmoid, gpu, unary_kernel<fn::Sigmoid, kFloatingDTypes>);
+  t.set_kernel(OpId::relu, gpu, unary_kernel<fn::Relu, kNumericDTypes>);
+  t.set_kernel(OpId::leaky_relu, gpu, unary_kernel<fn::LeakyRelu, kFloatingDTypes>);
+  t.set_kernel(OpId::elu, gpu, unary_kernel<fn::Elu, kFloatingDTypes>);
+  t.set_kernel(OpId::gelu, gpu, unary_kernel<fn::Gelu, kFloatingDTypes>);
+  t.set_kernel(OpId::softplus, gpu, unary_kernel<fn::Softplus, kFloatingDTypes>);
+  t.set_kernel(OpId::sin, gpu, unary_kernel<fn::Sin, kFloatingDTypes>);
+  t.set_kernel(OpId::cos, gpu, unary_kernel<fn::Cos, kFloatingDTypes>);
+  t.set_kernel(OpId::erf, gpu, unary_kernel<fn::Erf, kFloatingDTypes>);
   t.set_kernel(OpId::logical_not, gpu, logical_not_kernel);
   t.set_kernel(OpId::cast, gpu, cast_kernel);
 }
