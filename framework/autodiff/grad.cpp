@@ -72,7 +72,7 @@ std::vector<Tensor> gradients(const Tensor& y, const std::vector<Tensor>& xs, co
   if (y.requires_grad() || targets.count(y.impl())) {
     const Tape tape = collect(y, targets);
     GradModeGuard mode(create_graph);
-    grads.emplace(y.impl(), grad_y.defined() ? grad_y : ones_like(y));
+    grads.emplace(y.impl(), grad_y.defined() ? grad_y : ops::ones_like(y));
     for (auto it = tape.order.rbegin(); it != tape.order.rend(); ++it) {
       const Tensor& t = *it;
       const Node* node = t.node().get();
@@ -103,7 +103,7 @@ std::vector<Tensor> gradients(const Tensor& y, const std::vector<Tensor>& xs, co
   std::vector<Tensor> out;
   for (const Tensor& x : xs) {
     const auto it = grads.find(x.impl());
-    out.push_back(it != grads.end() ? it->second : zeros_like(x));
+    out.push_back(it != grads.end() ? it->second : ops::zeros_like(x));
   }
   return out;
 }

@@ -4,27 +4,25 @@
 // or mean are plain functions over these and need no entry.
 #include <cstdint>
 
-#define KILN_UNARY_OPS(X)                                                              \
-  X(neg)                                                                               \
-  X(abs)                                                                               \
-  X(sign) X(exp) X(log) X(log1p) X(sqrt) X(rsqrt) X(square) X(tanh) X(sigmoid) X(relu) \
-      X(leaky_relu) X(elu) X(gelu) X(softplus) X(sin) X(cos) X(erf) X(logical_not)
+// clang-format off
+#define KILN_UNARY_OPS(X)                                                                   \
+  X(neg) X(abs) X(sign) X(exp) X(log) X(log1p) X(sqrt) X(rsqrt) X(square) X(tanh)          \
+  X(sigmoid) X(relu) X(leaky_relu) X(elu) X(gelu) X(softplus) X(sin) X(cos) X(erf)         \
+  X(logical_not)
 
-#define KILN_BINARY_OPS(X)                                                               \
-  X(add)                                                                                 \
-  X(sub)                                                                                 \
-  X(mul) X(div) X(pow) X(maximum) X(minimum) X(equal) X(not_equal) X(less) X(less_equal) \
-      X(greater) X(greater_equal) X(logical_and) X(logical_or)
+#define KILN_BINARY_OPS(X)                                                                   \
+  X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum) X(equal) X(not_equal) X(less)    \
+  X(less_equal) X(greater) X(greater_equal) X(logical_and) X(logical_or)
 
 #define KILN_REDUCE_OPS(X) X(reduce_sum) X(reduce_max) X(reduce_min) X(reduce_prod)
 
-#define KILN_OTHER_OPS(X)                                                                         \
-  X(identity)                                                                                     \
-  X(cast)                                                                                         \
-  X(where) X(argmax) X(argmin) X(matmul) X(reshape) X(transpose) X(broadcast_to) X(strided_slice) \
-      X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add) X(conv2d)                   \
-          X(conv2d_backprop_input) X(conv2d_backprop_filter) X(max_pool2d) X(max_pool2d_grad)     \
-              X(avg_pool2d) X(avg_pool2d_grad)
+#define KILN_OTHER_OPS(X)                                                                  \
+  X(identity) X(cast) X(where) X(argmax) X(argmin) X(matmul) X(reshape) X(transpose)       \
+  X(expand_dims) X(squeeze) X(broadcast_to) X(broadcast_like) X(reshape_like) X(size_of)   \
+  X(strided_slice) X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add)         \
+  X(conv2d) X(conv2d_backprop_input) X(conv2d_backprop_filter) X(max_pool2d)               \
+  X(max_pool2d_grad) X(avg_pool2d) X(avg_pool2d_grad)
+// clang-format on
 
 #define KILN_OPS(X) KILN_UNARY_OPS(X) KILN_BINARY_OPS(X) KILN_REDUCE_OPS(X) KILN_OTHER_OPS(X)
 

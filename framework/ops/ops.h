@@ -81,6 +81,11 @@ Tensor argmax(const Tensor& x, int64_t axis = -1, bool keepdims = false);  // in
 Tensor argmin(const Tensor& x, int64_t axis = -1, bool keepdims = false);  // int64
 // Sums a broadcast result back down to `shape` (the gradient of broadcasting).
 Tensor sum_to(const Tensor& x, const Shape& shape);
+// The same to like's shape, read when the op runs: works while tracing with unknown dims.
+Tensor sum_to_like(const Tensor& x, const Tensor& like);
+// The number of elements of x over `axes` (all when empty) as a scalar of `dtype`, read from
+// x's shape when the op runs (mean over dims unknown while tracing).
+Tensor size_of(const Tensor& x, std::vector<int64_t> axes = {}, DType dtype = DType::f32);
 
 // ---- linear algebra ----
 // [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast; 1-D operands are not promoted.
@@ -96,6 +101,12 @@ Tensor expand_dims(const Tensor& x, int64_t axis);
 // axes empty = every size-1 axis.
 Tensor squeeze(const Tensor& x, std::vector<int64_t> axes = {});
 Tensor broadcast_to(const Tensor& x, const Shape& shape);
+// x broadcast or reshaped to the shape `like` has when the op runs (unknown dims allowed).
+Tensor broadcast_like(const Tensor& x, const Tensor& like);
+Tensor reshape_like(const Tensor& x, const Tensor& like);
+// Zeros or ones of x's shape and dtype; for a symbolic x a recorded broadcast of a scalar.
+Tensor zeros_like(const Tensor& x);
+Tensor ones_like(const Tensor& x);
 // size -1 = to the end of the axis.
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size);
 // Python-style x[begin:end:stride] per axis; negative begin/end count from the end; strides may

@@ -149,12 +149,6 @@ Tensor ones(const Shape& shape, DType dtype, Device device) {
 Tensor scalar(double value, DType dtype, Device device) {
   return full({}, value, dtype, device);
 }
-Tensor zeros_like(const Tensor& t) {
-  return zeros(t.shape(), t.dtype(), t.device());
-}
-Tensor ones_like(const Tensor& t) {
-  return ones(t.shape(), t.dtype(), t.device());
-}
 
 Tensor arange(double start, double stop, double step, DType dtype, Device device) {
   KILN_CHECK(step != 0, "arange: step must be nonzero");

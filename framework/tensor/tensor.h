@@ -94,8 +94,6 @@ Tensor zeros(const Shape& shape, DType dtype = DType::f32, Device device = {});
 Tensor ones(const Shape& shape, DType dtype = DType::f32, Device device = {});
 Tensor full(const Shape& shape, double value, DType dtype = DType::f32, Device device = {});
 Tensor scalar(double value, DType dtype = DType::f32, Device device = {});
-Tensor zeros_like(const Tensor& t);
-Tensor ones_like(const Tensor& t);
 // [start, stop) with step, like numpy.arange.
 Tensor arange(double start, double stop, double step = 1, DType dtype = DType::f32,
               Device device = {});

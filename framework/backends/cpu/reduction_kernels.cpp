@@ -163,6 +163,14 @@ void arg_kernel(const KernelContext& c) {
   });
 }
 
+// The element count over the axes, read from the input's shape (its data is not touched).
+void size_of_kernel(const KernelContext& c) {
+  int64_t n = 1;
+  for (int64_t axis : c.attrs.get_ints("axes")) n *= c.inputs[0].shape()[static_cast<int>(axis)];
+  visit_dtype(c.output.dtype(),
+              [&]<typename T>() { *static_cast<T*>(c.output.raw_data()) = convert_value<T>(n); });
+}
+
 }  // namespace
 
 void register_reduction_kernels(OpTable& t) {
@@ -173,6 +181,7 @@ void register_reduction_kernels(OpTable& t) {
   t.set_kernel(OpId::reduce_prod, cpu, reduce_kernel<ProdOp>);
   t.set_kernel(OpId::argmax, cpu, arg_kernel<true>);
   t.set_kernel(OpId::argmin, cpu, arg_kernel<false>);
+  t.set_kernel(OpId::size_of, cpu, size_of_kernel);
 }
 
 }  // namespace kiln::cpu

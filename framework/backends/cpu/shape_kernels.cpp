@@ -106,6 +106,7 @@ void register_shape_kernels(OpTable& t) {
   constexpr auto cpu = DeviceType::cpu;
   t.set_kernel(OpId::transpose, cpu, transpose_kernel);
   t.set_kernel(OpId::broadcast_to, cpu, broadcast_to_kernel);
+  t.set_kernel(OpId::broadcast_like, cpu, broadcast_to_kernel);
   t.set_kernel(OpId::strided_slice, cpu, strided_slice_kernel);
   t.set_kernel(OpId::strided_slice_grad, cpu, strided_slice_grad_kernel);
   t.set_kernel(OpId::concat, cpu, concat_kernel);

@@ -130,54 +130,51 @@ Grads grad_cast(const GradContext& c) {
 }
 
 Grads grad_add(const GradContext& c) {
-  return {ops::sum_to(c.grad, c.input(0).shape()), ops::sum_to(c.grad, c.input(1).shape())};
+  return {ops::sum_to_like(c.grad, c.input(0)), ops::sum_to_like(c.grad, c.input(1))};
 }
 Grads grad_sub(const GradContext& c) {
-  return {ops::sum_to(c.grad, c.input(0).shape()),
-          ops::sum_to(ops::neg(c.grad), c.input(1).shape())};
+  return {ops::sum_to_like(c.grad, c.input(0)), ops::sum_to_like(ops::neg(c.grad), c.input(1))};
 }
 Grads grad_mul(const GradContext& c) {
   Grads g(2);
-  if (c.needs[0]) g[0] = ops::sum_to(c.grad * c.input(1), c.input(0).shape());
-  if (c.needs[1]) g[1] = ops::sum_to(c.grad * c.input(0), c.input(1).shape());
+  if (c.needs[0]) g[0] = ops::sum_to_like(c.grad * c.input(1), c.input(0));
+  if (c.needs[1]) g[1] = ops::sum_to_like(c.grad * c.input(0), c.input(1));
   return g;
 }
 Grads grad_div(const GradContext& c) {
   Grads g(2);
-  if (c.needs[0]) g[0] = ops::sum_to(c.grad / c.input(1), c.input(0).shape());
-  if (c.needs[1]) g[1] = ops::sum_to(ops::neg(c.grad * c.output / c.input(1)), c.input(1).shape());
+  if (c.needs[0]) g[0] = ops::sum_to_like(c.grad / c.input(1), c.input(0));
+  if (c.needs[1]) g[1] = ops::sum_to_like(ops::neg(c.grad * c.output / c.input(1)), c.input(1));
   return g;
 }
 Grads grad_pow(const GradContext& c) {
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
   Grads g(2);
-  if (c.needs[0]) g[0] = ops::sum_to(c.grad * b * ops::pow(a, b - 1.0), a.shape());
+  if (c.needs[0]) g[0] = ops::sum_to_like(c.grad * b * ops::pow(a, b - 1.0), a);
   if (c.needs[1]) {
     // d(a^b)/db = a^b log(a), taken as 0 where a <= 0 (TensorFlow's convention).
     const Tensor positive = ops::greater(a, 0.0);
-    const Tensor safe_log = ops::log(ops::where(positive, a, ones_like(a)));
-    g[1] = ops::sum_to(c.grad * c.output * safe_log, b.shape());
+    const Tensor safe_log = ops::log(ops::where(positive, a, ops::ones_like(a)));
+    g[1] = ops::sum_to_like(c.grad * c.output * safe_log, b);
   }
   return g;
 }
 // Ties send the whole gradient to the first operand.
 Grads grad_maximum(const GradContext& c) {
   const Tensor first = ops::greater_equal(c.input(0), c.input(1));
-  return {
-      ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
-      ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()), c.input(1).shape())};
+  return {ops::sum_to_like(c.grad * mask_of(first, c.grad.dtype()), c.input(0)),
+          ops::sum_to_like(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()), c.input(1))};
 }
 Grads grad_minimum(const GradContext& c) {
   const Tensor first = ops::less_equal(c.input(0), c.input(1));
-  return {
-      ops::sum_to(c.grad * mask_of(first, c.grad.dtype()), c.input(0).shape()),
-      ops::sum_to(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()), c.input(1).shape())};
+  return {ops::sum_to_like(c.grad * mask_of(first, c.grad.dtype()), c.input(0)),
+          ops::sum_to_like(c.grad * mask_of(ops::logical_not(first), c.grad.dtype()), c.input(1))};
 }
 Grads grad_where(const GradContext& c) {
-  const Tensor zero = zeros({}, c.grad.dtype(), c.grad.device());
-  return {Tensor(), ops::sum_to(ops::where(c.input(0), c.grad, zero), c.input(1).shape()),
-          ops::sum_to(ops::where(c.input(0), zero, c.grad), c.input(2).shape())};
+  const Tensor zero = scalar(0, c.grad.dtype(), c.grad.device());
+  return {Tensor(), ops::sum_to_like(ops::where(c.input(0), c.grad, zero), c.input(1)),
+          ops::sum_to_like(ops::where(c.input(0), zero, c.grad), c.input(2))};
 }
 
 Tensor identity_view(const Tensor& x, const TensorMeta&, const Attrs&) {

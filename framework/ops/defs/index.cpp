@@ -25,7 +25,7 @@ TensorMeta infer_gather(std::span<const TensorMeta> in, const Attrs& attrs) {
 }
 Grads grad_gather(const GradContext& c) {
   const Tensor& params = c.input(0);
-  const Tensor base = zeros(params.shape(), params.dtype(), params.device());
+  const Tensor base = ops::zeros_like(params);
   return {ops::scatter_add(base, c.input(1), c.grad, c.attrs().get_int("axis")), Tensor()};
 }
 

@@ -40,11 +40,11 @@ Grads grad_matmul(const GradContext& c) {
   Grads out(2);
   if (c.needs[0]) {
     const Tensor da = !ta ? ops::matmul(g, b, false, !tb) : ops::matmul(b, g, tb, true);
-    out[0] = ops::sum_to(da, a.shape());
+    out[0] = ops::sum_to_like(da, a);
   }
   if (c.needs[1]) {
     const Tensor db = !tb ? ops::matmul(a, g, !ta, false) : ops::matmul(g, a, true, ta);
-    out[1] = ops::sum_to(db, b.shape());
+    out[1] = ops::sum_to_like(db, b);
   }
   return out;
 }

@@ -36,6 +36,11 @@ TensorMeta infer_arg_reduce(std::span<const TensorMeta> in, const Attrs& attrs) 
   return {DType::i64, reduced_shape(in[0].shape, axes, attrs.get_bool("keepdims")), in[0].device};
 }
 
+// size_of: attrs axes (normalized), dtype.
+TensorMeta infer_size_of(std::span<const TensorMeta> in, const Attrs& attrs) {
+  return {attrs.get_dtype("dtype"), Shape{}, in[0].device};
+}
+
 // The reduced tensor with its reduced axes put back as size 1, so it broadcasts against x.
 Tensor keep_dims(const Tensor& t, const GradContext& c) {
   if (c.attrs().get_bool("keepdims")) return t;
@@ -45,7 +50,7 @@ Tensor keep_dims(const Tensor& t, const GradContext& c) {
 }
 
 Grads grad_sum(const GradContext& c) {
-  return {ops::broadcast_to(keep_dims(c.grad, c), c.input(0).shape())};
+  return {ops::broadcast_like(keep_dims(c.grad, c), c.input(0))};
 }
 // Ties share the gradient equally, as in TensorFlow.
 Grads grad_extremum(const GradContext& c) {
@@ -81,11 +86,11 @@ Tensor arg_reduce(OpId op, const Tensor& x, int64_t axis, bool keepdims) {
   return apply(op, {x}, {{"axis", int64_t{norm}}, {"keepdims", keepdims}});
 }
 
-int64_t reduced_count(const Tensor& x, const std::vector<int64_t>& axes, const char* what) {
+// The number of elements reduced over `axes`; -1 when a dim is unknown.
+int64_t reduced_count(const Tensor& x, const std::vector<int64_t>& axes) {
   int64_t n = 1;
   for (int a : normalize_axes(axes, x.rank())) {
-    KILN_CHECK(x.shape()[a] >= 0, "kiln::ops::", what, ": axis ", a, " of ", describe(x.meta()),
-               " has unknown size");
+    if (x.shape()[a] < 0) return -1;
     n *= x.shape()[a];
   }
   return n;
@@ -100,6 +105,7 @@ void define_reduction_ops(OpTable& t) {
   defs::def(t, OpId::reduce_prod, "prod", 1, infer_reduce, grad_prod);
   defs::def(t, OpId::argmax, "argmax", 1, infer_arg_reduce, nullptr);
   defs::def(t, OpId::argmin, "argmin", 1, infer_arg_reduce, nullptr);
+  defs::def(t, OpId::size_of, "size_of", 1, infer_size_of, nullptr);
 }
 
 namespace ops {
@@ -124,9 +130,11 @@ Tensor argmin(const Tensor& x, int64_t axis, bool keepdims) {
 }
 
 Tensor mean(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
-  const int64_t n = reduced_count(x, axes, "mean");
   const Tensor xf = is_floating(x.dtype()) ? x : cast(x, DType::f32);
-  return sum(xf, axes, keepdims) * (1.0 / static_cast<double>(n));
+  const Tensor total = sum(xf, axes, keepdims);
+  const int64_t n = reduced_count(x, axes);
+  // A count unknown while tracing is read from the shape when the graph runs.
+  return n >= 0 ? total * (1.0 / static_cast<double>(n)) : total / size_of(xf, axes, xf.dtype());
 }
 
 Tensor logsumexp(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
@@ -141,15 +149,37 @@ Tensor variance(const Tensor& x, std::vector<int64_t> axes, bool keepdims) {
   return mean(square(centered), axes, keepdims);
 }
 
-Tensor sum_to(const Tensor& x, const Shape& shape) {
-  if (x.shape() == shape) return x;
+namespace {
+// The axes along which x was broadcast from `shape`: leading extra axes and size-1 dims.
+std::vector<int64_t> broadcast_axes(const Tensor& x, const Shape& shape) {
   const int lead = x.rank() - shape.rank();
   KILN_CHECK(lead >= 0, "kiln::ops::sum_to: cannot sum ", describe(x.meta()), " to ", shape);
   std::vector<int64_t> axes;
   for (int i = 0; i < x.rank(); ++i)
     if (i < lead || (shape[i - lead] == 1 && x.shape()[i] != 1)) axes.push_back(i);
-  Tensor s = axes.empty() ? x : sum(x, axes, true);
+  return axes;
+}
+}  // namespace
+
+Tensor sum_to(const Tensor& x, const Shape& shape) {
+  if (x.shape() == shape) return x;
+  const std::vector<int64_t> axes = broadcast_axes(x, shape);
+  const Tensor s = axes.empty() ? x : sum(x, axes, true);
   return s.shape() == shape ? s : reshape(s, shape);
+}
+
+Tensor sum_to_like(const Tensor& x, const Tensor& like) {
+  if (x.shape() == like.shape() && x.shape().is_fully_defined()) return x;
+  const std::vector<int64_t> axes = broadcast_axes(x, like.shape());
+  const Tensor s = axes.empty() ? x : sum(x, axes, true);
+  if (s.shape() == like.shape() && s.shape().is_fully_defined()) return s;
+  return like.shape().is_fully_defined() ? reshape(s, like.shape()) : reshape_like(s, like);
+}
+
+Tensor size_of(const Tensor& x, std::vector<int64_t> axes, DType dtype) {
+  std::vector<int64_t> norm;
+  for (int a : normalize_axes(axes, x.rank())) norm.push_back(a);
+  return apply(OpId::size_of, {x}, {{"axes", norm}, {"dtype", dtype}});
 }
 
 }  // namespace ops

@@ -40,11 +40,51 @@ Shape resolve_reshape(const Shape& from, const Shape& to) {
 TensorMeta infer_reshape(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, resolve_reshape(in[0].shape, Shape(attrs.get_ints("shape"))), in[0].device};
 }
-Tensor reshape_view(const Tensor& x, const TensorMeta& out, const Attrs&) {
+// Gradients of every reshaping view: back to the input's shape as it is when the op runs.
+Grads grad_reshape(const GradContext& c) { return {ops::reshape_like(c.grad, c.input(0))}; }
+Tensor view_as_output(const Tensor& x, const TensorMeta& out, const Attrs&) {
   return x.view(out.shape);
 }
-Grads grad_reshape(const GradContext& c) {
-  return {ops::reshape(c.grad, c.input(0).shape())};
+
+// ---- expand_dims / squeeze: attrs axis (in [0, rank]) / axes (sorted, each of size 1) ----
+TensorMeta infer_expand_dims(std::span<const TensorMeta> in, const Attrs& attrs) {
+  std::vector<int64_t> dims = in[0].shape.dims();
+  const int64_t axis = attrs.get_int("axis");
+  KILN_SHAPE_CHECK(axis >= 0 && axis <= static_cast<int64_t>(dims.size()), "axis ", axis,
+                   " is out of range for rank ", dims.size());
+  dims.insert(dims.begin() + axis, 1);
+  return {in[0].dtype, Shape(std::move(dims)), in[0].device};
+}
+TensorMeta infer_squeeze(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const auto& axes = attrs.get_ints("axes");
+  std::vector<int64_t> dims;
+  for (int i = 0; i < in[0].shape.rank(); ++i) {
+    const bool drop = std::find(axes.begin(), axes.end(), i) != axes.end();
+    KILN_SHAPE_CHECK(!drop || in[0].shape[i] == 1 || in[0].shape[i] < 0, "axis ", i,
+                     " is not of size 1");
+    if (!drop) dims.push_back(in[0].shape[i]);
+  }
+  return {in[0].dtype, Shape(std::move(dims)), in[0].device};
+}
+
+// ---- reshape_like / broadcast_like: the second input only lends its runtime shape ----
+TensorMeta infer_reshape_like(std::span<const TensorMeta> in, const Attrs&) {
+  const int64_t from = in[0].shape.numel(), to = in[1].shape.numel();
+  KILN_SHAPE_CHECK(from < 0 || to < 0 || from == to, "cannot reshape ", in[0].shape, " into ",
+                   in[1].shape);
+  return {in[0].dtype, in[1].shape, in[0].device};
+}
+Grads grad_like_reshape(const GradContext& c) {
+  return {ops::reshape_like(c.grad, c.input(0)), Tensor()};
+}
+TensorMeta infer_broadcast_like(std::span<const TensorMeta> in, const Attrs&) {
+  const Shape& target = in[1].shape;
+  const Shape b = broadcast_shapes(in[0].shape, target);
+  KILN_SHAPE_CHECK(b.rank() == target.rank(), "cannot broadcast ", in[0].shape, " to ", target);
+  return {in[0].dtype, target, in[0].device};
+}
+Grads grad_broadcast_like(const GradContext& c) {
+  return {ops::sum_to_like(c.grad, c.input(0)), Tensor()};
 }
 
 // ---- transpose ----
@@ -82,7 +122,7 @@ TensorMeta infer_broadcast_to(std::span<const TensorMeta> in, const Attrs& attrs
   return {in[0].dtype, target, in[0].device};
 }
 Grads grad_broadcast_to(const GradContext& c) {
-  return {ops::sum_to(c.grad, c.input(0).shape())};
+  return {ops::sum_to_like(c.grad, c.input(0))};
 }
 
 // ---- strided_slice: attrs begin/end/strides are normalized per axis ----
@@ -215,7 +255,15 @@ Grads grad_pad(const GradContext& c) {
 
 void define_shape_ops(OpTable& t) {
   defs::def(t, OpId::reshape, "reshape", 1, infer_reshape, grad_reshape);
-  t[OpId::reshape].view = reshape_view;
+  t[OpId::reshape].view = view_as_output;
+  defs::def(t, OpId::expand_dims, "expand_dims", 1, infer_expand_dims, grad_reshape);
+  t[OpId::expand_dims].view = view_as_output;
+  defs::def(t, OpId::squeeze, "squeeze", 1, infer_squeeze, grad_reshape);
+  t[OpId::squeeze].view = view_as_output;
+  defs::def(t, OpId::reshape_like, "reshape_like", 2, infer_reshape_like, grad_like_reshape);
+  t[OpId::reshape_like].view = view_as_output;
+  defs::def(t, OpId::broadcast_like, "broadcast_like", 2, infer_broadcast_like,
+            grad_broadcast_like);
   defs::def(t, OpId::transpose, "transpose", 1, infer_transpose, grad_transpose);
   defs::def(t, OpId::broadcast_to, "broadcast_to", 1, infer_broadcast_to, grad_broadcast_to);
   defs::def(t, OpId::strided_slice, "strided_slice", 1, infer_strided_slice, grad_strided_slice);
@@ -254,9 +302,7 @@ Tensor expand_dims(const Tensor& x, int64_t axis) {
   KILN_CHECK(axis >= -(rank + 1) && axis <= rank, "kiln::ops::expand_dims: axis ", axis,
              " is out of range for ", describe(x.meta()));
   if (axis < 0) axis += rank + 1;
-  std::vector<int64_t> dims = x.shape().dims();
-  dims.insert(dims.begin() + axis, 1);
-  return reshape(x, Shape(std::move(dims)));
+  return apply(OpId::expand_dims, {x}, {{"axis", axis}});
 }
 
 Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
@@ -276,15 +322,36 @@ Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
       drop[static_cast<size_t>(i)] = true;
     }
   }
-  std::vector<int64_t> dims;
+  std::vector<int64_t> dropped;
   for (int i = 0; i < x.rank(); ++i)
-    if (!drop[static_cast<size_t>(i)]) dims.push_back(x.shape()[i]);
-  return reshape(x, Shape(std::move(dims)));
+    if (drop[static_cast<size_t>(i)]) dropped.push_back(i);
+  if (dropped.empty()) return x;
+  return apply(OpId::squeeze, {x}, {{"axes", dropped}});
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
   return apply(OpId::broadcast_to, {x}, {{"shape", shape.dims()}});
+}
+
+Tensor broadcast_like(const Tensor& x, const Tensor& like) {
+  if (x.shape() == like.shape() && x.shape().is_fully_defined()) return x;
+  return apply(OpId::broadcast_like, {x, like});
+}
+
+Tensor reshape_like(const Tensor& x, const Tensor& like) {
+  if (x.shape() == like.shape() && x.shape().is_fully_defined()) return x;
+  return apply(OpId::reshape_like, {x, like});
+}
+
+Tensor zeros_like(const Tensor& x) {
+  if (!x.is_symbolic()) return zeros(x.shape(), x.dtype(), x.device());
+  return broadcast_like(scalar(0, x.dtype(), x.device()), x);
+}
+
+Tensor ones_like(const Tensor& x) {
+  if (!x.is_symbolic()) return ones(x.shape(), x.dtype(), x.device());
+  return broadcast_like(scalar(1, x.dtype(), x.device()), x);
 }
 
 Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end,

@@ -76,6 +76,26 @@ TEST(ShapeOps, Gradients) {
   check([](const Tensor& t) { return ops::split(t, 2, 2)[1]; });
 }
 
+TEST(ShapeOps, LikeOpsTakeTheRuntimeShape) {
+  const Tensor like = zeros({2, 3});
+  EXPECT_EQ(ops::broadcast_like(tensor({1, 2, 3}), like).to_vector<float>(), (V{1, 2, 3, 1, 2, 3}));
+  EXPECT_EQ(ops::reshape_like(kM, like).shape(), (Shape{2, 3}));
+  EXPECT_EQ(ops::size_of(like).item<float>(), 6);
+  EXPECT_EQ(ops::size_of(like, {1}, DType::i64).item<int64_t>(), 3);
+  EXPECT_EQ(ops::zeros_like(like).to_vector<float>(), (V(6, 0.0f)));
+  const Tensor x = testing::random_f64({3, 1});
+  testing::expect_gradients_match(
+      [&](const std::vector<Tensor>& in) {
+        return ops::broadcast_like(in[0], zeros({2, 3, 4}));
+      },
+      {x});
+  testing::expect_gradients_match(
+      [&](const std::vector<Tensor>& in) {
+        return ops::reshape_like(in[0], zeros({1, 3}));
+      },
+      {x});
+}
+
 TEST(ShapeOps, SecondOrderThroughSliceAdjoint) {
   // strided_slice's gradient is an op too, and differentiable.
   const Tensor x = testing::random_f64({5});

@@ -34,5 +34,21 @@ TEST(Symbolic, GradientsOfATracedGraphAreGraphsToo) {
   ASSERT_NE(g.node(), nullptr);
 }
 
+TEST(Symbolic, GradientsWithAnUnknownBatchDim) {
+  Tensor x = Tensor::symbolic({DType::f32, Shape{-1, 4}, {}});
+  Tensor w = Tensor::symbolic({DType::f32, Shape{4, 3}, {}});
+  Tensor b = Tensor::symbolic({DType::f32, Shape{3}, {}});
+  for (Tensor* t : {&x, &w, &b}) t->set_requires_grad(true);
+  // mean over the unknown batch, broadcasting of b, reductions with keepdims and squeezes.
+  const Tensor logits = ops::matmul(x, w) + b;
+  const Tensor loss = -ops::mean(ops::log_softmax(logits)) + ops::mean(ops::max(x, {1}));
+  const auto g = gradients(loss, {x, w, b});
+  EXPECT_EQ(g[0].shape(), (Shape{-1, 4}));
+  EXPECT_EQ(g[1].shape(), (Shape{4, 3}));
+  EXPECT_EQ(g[2].shape(), (Shape{3}));
+  for (const Tensor& t : g) EXPECT_TRUE(t.is_symbolic());
+  EXPECT_TRUE(ops::zeros_like(x).is_symbolic());
+}
+
 }  // namespace
 }  // namespace kiln
