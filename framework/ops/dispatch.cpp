@@ -4,6 +4,7 @@
 
 #include "framework/autodiff/grad_mode.h"
 #include "framework/core/error.h"
+#include "framework/graph/trace_frame.h"
 
 namespace kiln {
 namespace {
@@ -80,7 +81,8 @@ Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs) {
     }
   }
   if (symbolic || track) {
-    out.impl()->node = std::make_shared<Node>(Node{op, std::move(attrs), std::move(inputs)});
+    out.impl()->node = std::make_shared<Node>(
+        Node{op, std::move(attrs), std::move(inputs), nullptr, current_trace_frame()});
     out.impl()->requires_grad = track;
   }
   return out;

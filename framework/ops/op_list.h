@@ -22,9 +22,15 @@
   X(strided_slice) X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add)         \
   X(conv2d) X(conv2d_backprop_input) X(conv2d_backprop_filter) X(max_pool2d)               \
   X(max_pool2d_grad) X(avg_pool2d) X(avg_pool2d_grad)
+
+// Graph ops: the boundary of a traced graph (its arguments, captured constants, variable reads).
+// They have no kernels; the engine binds their values before a graph runs.
+#define KILN_GRAPH_OPS(X) X(placeholder) X(constant) X(read_variable)
 // clang-format on
 
-#define KILN_OPS(X) KILN_UNARY_OPS(X) KILN_BINARY_OPS(X) KILN_REDUCE_OPS(X) KILN_OTHER_OPS(X)
+#define KILN_PRIMITIVE_OPS(X) \
+  KILN_UNARY_OPS(X) KILN_BINARY_OPS(X) KILN_REDUCE_OPS(X) KILN_OTHER_OPS(X)
+#define KILN_OPS(X) KILN_PRIMITIVE_OPS(X) KILN_GRAPH_OPS(X)
 
 namespace kiln {
 

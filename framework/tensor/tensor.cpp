@@ -126,6 +126,8 @@ Tensor Tensor::detach() const {
   impl->storage = impl_->storage;
   impl->offset = impl_->offset;
   impl->meta = impl_->meta;
+  // A symbolic tensor is its producing node: keep it, only autodiff is cut.
+  if (is_symbolic()) impl->node = impl_->node;
   return Tensor(std::move(impl));
 }
 

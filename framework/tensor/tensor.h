@@ -76,7 +76,7 @@ class Tensor {
   bool requires_grad() const { return impl_->requires_grad; }
   // Marks a leaf for autodiff; returns *this.
   Tensor& set_requires_grad(bool value);
-  // A handle sharing the data but cut from autodiff history.
+  // A handle sharing the data but cut from autodiff history (symbolic: keeps its graph node).
   Tensor detach() const;
   const std::shared_ptr<const Node>& node() const { return impl_->node; }
   TensorImpl* impl() const { return impl_.get(); }

@@ -1,0 +1,299 @@
+#include "engine/executor/executable.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "engine/graph/op_traits.h"
+#include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
+
+namespace kiln::engine {
+
+// Where a value's data lives. Values of alias ops share their input's buffer.
+enum class BufferKind : uint8_t {
+  arena,     // an intermediate at a fixed arena offset
+  output,    // returned to the caller: freshly allocated per run
+  input,     // an argument, bound per run
+  variable,  // a variable's current data, bound per run
+  constant,  // a captured tensor
+  merged,    // folded into another buffer by in-place planning
+};
+
+struct Executable::Buffer {
+  BufferKind kind = BufferKind::arena;
+  size_t bytes = 0;
+  int source = -1;    // input: argument index; variable: the read_variable node
+  int def = -1;       // the step writing it
+  int last_use = -1;  // the last step reading it
+  size_t offset = 0;  // arena
+  std::vector<TensorImpl*> bound;  // handles re-pointed when the buffer is bound
+};
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+size_t aligned_bytes(const TensorMeta& meta) {
+  const size_t bytes = static_cast<size_t>(meta.shape.numel()) * dtype_size(meta.dtype);
+  return std::max<size_t>((bytes + kAlignment - 1) / kAlignment * kAlignment, kAlignment);
+}
+
+}  // namespace
+
+Executable::Executable(std::shared_ptr<const Graph> graph, std::span<const TensorMeta> input_metas,
+                       const PlanOptions& options)
+    : graph_(std::move(graph)), options_(options) {
+  infer_metas(input_metas);
+  assign_buffers();
+  if (options_.reuse_memory) merge_in_place();
+  place_in_arena();
+  make_steps();
+}
+
+Executable::~Executable() = default;
+
+void Executable::infer_metas(std::span<const TensorMeta> input_metas) {
+  const Graph& g = *graph_;
+  KILN_CHECK(static_cast<int>(input_metas.size()) == g.num_inputs, "graph takes ", g.num_inputs,
+             " inputs, got ", input_metas.size());
+  metas_.reserve(g.nodes.size());
+  std::vector<TensorMeta> in;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const GraphNode& n = g.nodes[i];
+    switch (n.op) {
+      case OpId::placeholder:
+        metas_.push_back(input_metas[static_cast<size_t>(n.attrs.get_int("index"))]);
+        break;
+      case OpId::constant:
+        metas_.push_back(g.constant(static_cast<int>(i)).value.meta());
+        break;
+      case OpId::read_variable:
+        metas_.push_back(g.variable(static_cast<int>(i))->value.meta());
+        break;
+      default:
+        in.clear();
+        for (int k : n.inputs) in.push_back(metas_[static_cast<size_t>(k)]);
+        try {
+          metas_.push_back(infer_meta(n.op, in, n.attrs));
+        } catch (const ShapeError& e) {
+          throw ShapeError(detail::concat("graph node %", i, ": ", e.what()));
+        }
+    }
+  }
+}
+
+void Executable::assign_buffers() {
+  const Graph& g = *graph_;
+  buffer_of_.assign(g.nodes.size(), -1);
+  auto add_buffer = [&](BufferKind kind, size_t node, int source) {
+    buffer_of_[node] = static_cast<int>(buffers_.size());
+    Buffer b;
+    b.kind = kind;
+    b.bytes = aligned_bytes(metas_[node]);
+    b.source = source;
+    buffers_.push_back(std::move(b));
+  };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const GraphNode& n = g.nodes[i];
+    if (n.op == OpId::placeholder) {
+      add_buffer(BufferKind::input, i, static_cast<int>(n.attrs.get_int("index")));
+    } else if (n.op == OpId::constant) {
+      add_buffer(BufferKind::constant, i, -1);
+    } else if (n.op == OpId::read_variable) {
+      add_buffer(BufferKind::variable, i, static_cast<int>(i));
+    } else if (is_alias(n.op)) {
+      buffer_of_[i] = buffer_of_[static_cast<size_t>(n.inputs[0])];
+    } else {
+      const int step = static_cast<int>(step_node_.size());
+      step_node_.push_back(static_cast<int>(i));
+      add_buffer(BufferKind::arena, i, -1);
+      buffers_.back().def = step;
+      buffers_.back().last_use = step;
+      for (int k : n.inputs) {
+        Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(k)])];
+        b.last_use = std::max(b.last_use, step);
+      }
+    }
+  }
+  for (int o : g.outputs) {
+    Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(o)])];
+    if (b.kind == BufferKind::arena) b.kind = BufferKind::output;
+  }
+  for (const Assignment& a : g.assignments)
+    buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])].last_use = INT_MAX;
+}
+
+// An elementwise step whose input dies at that step and has the output's size writes over the
+// input: chains like relu(add(matmul(x, w), b)) then share one buffer.
+void Executable::merge_in_place() {
+  const Graph& g = *graph_;
+  for (size_t s = 0; s < step_node_.size(); ++s) {
+    const auto node = static_cast<size_t>(step_node_[s]);
+    const GraphNode& n = g.nodes[node];
+    const int out = buffer_of_[node];
+    if (!is_elementwise(n.op) || buffers_[static_cast<size_t>(out)].kind != BufferKind::arena)
+      continue;
+    for (int k : n.inputs) {
+      const int in = buffer_of_[static_cast<size_t>(k)];
+      Buffer& b = buffers_[static_cast<size_t>(in)];
+      const TensorMeta& m = metas_[static_cast<size_t>(k)];
+      if (in == out || b.kind != BufferKind::arena || b.last_use != static_cast<int>(s) ||
+          b.bytes != buffers_[static_cast<size_t>(out)].bytes || m.shape != metas_[node].shape ||
+          dtype_size(m.dtype) != dtype_size(metas_[node].dtype))
+        continue;
+      Buffer& o = buffers_[static_cast<size_t>(out)];
+      b.last_use = o.last_use;
+      o.kind = BufferKind::merged;
+      std::replace(buffer_of_.begin(), buffer_of_.end(), out, in);
+      ++stats_.in_place_steps;
+      break;
+    }
+  }
+}
+
+// Greedy by size: the largest buffers are placed first, each at the lowest offset free of every
+// placed buffer alive at the same time.
+void Executable::place_in_arena() {
+  std::vector<Buffer*> order;
+  for (Buffer& b : buffers_)
+    if (b.kind == BufferKind::arena) order.push_back(&b);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Buffer* a, const Buffer* b) { return a->bytes > b->bytes; });
+  std::vector<Buffer*> placed;
+  size_t total = 0;
+  for (Buffer* b : order) {
+    stats_.unshared_bytes += b->bytes;
+    if (!options_.reuse_memory) {
+      b->offset = total;
+      total += b->bytes;
+      continue;
+    }
+    std::vector<Buffer*> live;
+    for (Buffer* p : placed)
+      if (p->def <= b->last_use && b->def <= p->last_use) live.push_back(p);
+    std::sort(live.begin(), live.end(),
+              [](const Buffer* x, const Buffer* y) { return x->offset < y->offset; });
+    size_t offset = 0;
+    for (const Buffer* p : live) {
+      if (offset + b->bytes <= p->offset) break;
+      offset = std::max(offset, p->offset + p->bytes);
+    }
+    b->offset = offset;
+    total = std::max(total, offset + b->bytes);
+    placed.push_back(b);
+  }
+  stats_.arena_bytes = total;
+}
+
+void Executable::make_steps() {
+  const Graph& g = *graph_;
+  for (const TensorMeta& m : metas_) device_ = m.device;
+  arena_ = Storage::allocate(device_, std::max<size_t>(stats_.arena_bytes, 1));
+  values_.resize(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op == OpId::constant) {
+      values_[i] = g.constant(static_cast<int>(i)).value;
+      continue;
+    }
+    auto impl = std::make_shared<TensorImpl>();
+    impl->meta = metas_[i];
+    Buffer& b = buffers_[static_cast<size_t>(buffer_of_[i])];
+    if (b.kind == BufferKind::arena) {
+      impl->storage = arena_;
+      impl->offset = b.offset;
+    } else {
+      b.bound.push_back(impl.get());
+    }
+    values_[i] = Tensor(std::move(impl));
+  }
+  for (int node : step_node_) {
+    const GraphNode& n = g.nodes[static_cast<size_t>(node)];
+    const TensorMeta& meta = metas_[static_cast<size_t>(node)];
+    if (meta.shape.numel() == 0) continue;
+    const KernelFn fn = op_def(n.op).kernels[static_cast<size_t>(meta.device.type)];
+    KILN_CHECK(fn != nullptr, "graph node %", node, ": kiln::ops::", op_def(n.op).name,
+               " has no kernel for device ", meta.device);
+    Step step{fn, {}, values_[static_cast<size_t>(node)], &n.attrs};
+    for (int k : n.inputs) step.inputs.push_back(values_[static_cast<size_t>(k)]);
+    steps_.push_back(std::move(step));
+  }
+  stats_.kernel_steps = static_cast<int>(steps_.size());
+}
+
+void Executable::bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset) {
+  for (TensorImpl* impl : buffer.bound) {
+    impl->storage = storage;
+    impl->offset = offset;
+  }
+}
+
+void Executable::unbind() {
+  for (Buffer& b : buffers_)
+    for (TensorImpl* impl : b.bound) impl->storage.reset();
+}
+
+std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
+  const Graph& g = *graph_;
+  struct Unbind {
+    Executable* self;
+    ~Unbind() { self->unbind(); }
+  } unbind_at_exit{this};
+
+  for (Buffer& b : buffers_) {
+    switch (b.kind) {
+      case BufferKind::input: {
+        const TensorImpl& arg = *inputs[static_cast<size_t>(b.source)].impl();
+        bind(b, arg.storage, arg.offset);
+        break;
+      }
+      case BufferKind::variable: {
+        const auto variable = g.variable(b.source);
+        const Tensor& value = variable->value;
+        KILN_CHECK(value.meta().shape == metas_[static_cast<size_t>(b.source)].shape,
+                   "variable '", variable->name, "' is now ", describe(value.meta()),
+                   " but the graph was planned for ",
+                   describe(metas_[static_cast<size_t>(b.source)]));
+        bind(b, value.impl()->storage, value.impl()->offset);
+        break;
+      }
+      case BufferKind::output:
+        bind(b, Storage::allocate(device_, b.bytes), 0);
+        break;
+      default:
+        break;
+    }
+  }
+  for (const Step& s : steps_) s.fn(KernelContext{s.inputs, s.output, *s.attrs});
+
+  std::vector<Tensor> results;
+  results.reserve(g.outputs.size());
+  for (int o : g.outputs) {
+    const Tensor& v = values_[static_cast<size_t>(o)];
+    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(o)])];
+    if (b.kind == BufferKind::output) {
+      auto impl = std::make_shared<TensorImpl>();
+      impl->storage = v.impl()->storage;
+      impl->offset = v.impl()->offset;
+      impl->meta = v.meta();
+      results.emplace_back(std::move(impl));
+    } else {
+      results.push_back(v.clone());  // an argument, variable or constant returned as is
+    }
+  }
+  if (!g.assignments.empty()) {
+    // Values that are themselves variables or arguments are copied first, so an assignment
+    // never reads data an earlier assignment overwrote.
+    std::vector<Tensor> sources;
+    for (const Assignment& a : g.assignments) {
+      const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])];
+      const Tensor& v = values_[static_cast<size_t>(a.value)];
+      const bool owned = b.kind == BufferKind::arena || b.kind == BufferKind::output;
+      sources.push_back(owned ? v : v.clone());
+    }
+    for (size_t k = 0; k < sources.size(); ++k)
+      copy_into(g.assignments[k].variable->value, sources[k]);
+  }
+  return results;
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,74 @@
+#pragma once
+// A graph planned for one set of concrete input shapes (a "specialization"): every value's meta
+// is known, every kernel is looked up, and every intermediate has a fixed place in one
+// preallocated arena. Running it binds the arguments and variables, allocates only the returned
+// tensors, and calls the kernels in order: no shape inference, no allocation and no map lookup
+// per op.
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "engine/graph/graph.h"
+#include "framework/ops/op_def.h"
+
+namespace kiln::engine {
+
+struct PlanOptions {
+  bool reuse_memory = true;  // liveness-based buffer sharing and in-place elementwise ops
+};
+
+struct PlanStats {
+  size_t arena_bytes = 0;
+  size_t unshared_bytes = 0;  // what the intermediates would take without sharing
+  int kernel_steps = 0;
+  int in_place_steps = 0;
+};
+
+class Executable {
+ public:
+  // Throws naming the node when the graph does not accept these input metas.
+  Executable(std::shared_ptr<const Graph> graph, std::span<const TensorMeta> input_metas,
+             const PlanOptions& options = {});
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
+
+  // inputs must have the metas the plan was made for. Not reentrant: callers serialize runs of
+  // one Executable (Function holds its lock).
+  std::vector<Tensor> run(std::span<const Tensor> inputs);
+
+  const std::vector<TensorMeta>& metas() const { return metas_; }  // per node, concrete
+  const PlanStats& stats() const { return stats_; }
+
+ private:
+  struct Buffer;
+  struct Step {
+    KernelFn fn;
+    std::vector<Tensor> inputs;
+    Tensor output;
+    const Attrs* attrs;
+  };
+
+  void infer_metas(std::span<const TensorMeta> input_metas);
+  void assign_buffers();
+  void merge_in_place();
+  void place_in_arena();
+  void make_steps();
+  void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);
+  void unbind();
+
+  std::shared_ptr<const Graph> graph_;
+  PlanOptions options_;
+  std::vector<TensorMeta> metas_;
+  std::vector<int> buffer_of_;  // per node
+  std::vector<Buffer> buffers_;
+  std::vector<Tensor> values_;  // per node: the handle kernels read and write
+  std::vector<Step> steps_;
+  std::vector<int> step_node_;  // per step
+  Device device_;
+  std::shared_ptr<Storage> arena_;
+  PlanStats stats_;
+};
+
+}  // namespace kiln::engine

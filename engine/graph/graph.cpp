@@ -1,0 +1,137 @@
+#include "engine/graph/graph.h"
+
+#include <sstream>
+
+#include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
+#include "framework/ops/op_def.h"
+
+namespace kiln::engine {
+
+std::string ConstantPayload::describe() const {
+  if (value.numel() <= 4) {
+    std::ostringstream out;
+    out << '<';
+    const std::vector<double> v = value.to_vector<double>();
+    for (size_t i = 0; i < v.size(); ++i) out << (i ? ", " : "") << v[i];
+    out << '>';
+    return out.str();
+  }
+  return detail::concat('<', kiln::describe(value.meta()), '>');
+}
+
+const ConstantPayload& Graph::constant(int id) const {
+  return static_cast<const ConstantPayload&>(*nodes[static_cast<size_t>(id)].payload);
+}
+
+std::shared_ptr<VariableState> Graph::variable(int id) const {
+  // read_variable nodes hold the variable's own shared state as payload; the graph writes it
+  // through assignments, so the const on the payload is dropped here on purpose.
+  return std::static_pointer_cast<VariableState>(
+      std::const_pointer_cast<NodePayload>(nodes[static_cast<size_t>(id)].payload));
+}
+
+namespace {
+
+std::string node_line(const Graph& g, size_t i) {
+  const GraphNode& n = g.nodes[i];
+  std::ostringstream out;
+  out << '%' << i << ": " << describe(n.meta) << " = " << op_def(n.op).name << '(';
+  for (size_t k = 0; k < n.inputs.size(); ++k) out << (k ? ", " : "") << '%' << n.inputs[k];
+  out << ')';
+  if (!n.attrs.empty()) out << " {" << n.attrs.to_string() << '}';
+  if (n.payload) out << ' ' << n.payload->describe();
+  return out.str();
+}
+
+}  // namespace
+
+std::string to_text(const Graph& g) {
+  std::ostringstream out;
+  for (size_t i = 0; i < g.nodes.size(); ++i) out << node_line(g, i) << '\n';
+  for (const Assignment& a : g.assignments)
+    out << "assign '" << a.variable->name << "' = %" << a.value << '\n';
+  out << "return (";
+  for (size_t k = 0; k < g.outputs.size(); ++k) out << (k ? ", " : "") << '%' << g.outputs[k];
+  out << ")\n";
+  return out.str();
+}
+
+namespace {
+
+std::string dot_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string to_dot(const Graph& g, const std::string& name) {
+  std::ostringstream out;
+  out << "digraph \"" << dot_escape(name) << "\" {\n  node [shape=box, fontname=monospace];\n";
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const GraphNode& n = g.nodes[i];
+    std::ostringstream label;
+    label << '%' << i << ' ' << op_def(n.op).name;
+    if (!n.attrs.empty()) label << "\\n" << dot_escape(n.attrs.to_string());
+    if (n.payload) label << "\\n" << dot_escape(n.payload->describe());
+    label << "\\n" << dot_escape(describe(n.meta));
+    const char* style = Graph::is_boundary(n.op) ? ", style=rounded" : "";
+    out << "  n" << i << " [label=\"" << label.str() << "\"" << style << "];\n";
+    for (int in : n.inputs) out << "  n" << in << " -> n" << i << ";\n";
+  }
+  for (size_t k = 0; k < g.outputs.size(); ++k)
+    out << "  out" << k << " [label=\"output " << k << "\", shape=oval];\n  n" << g.outputs[k]
+        << " -> out" << k << ";\n";
+  for (size_t k = 0; k < g.assignments.size(); ++k)
+    out << "  assign" << k << " [label=\"assign '" << dot_escape(g.assignments[k].variable->name)
+        << "'\", shape=oval];\n  n" << g.assignments[k].value << " -> assign" << k << ";\n";
+  out << "}\n";
+  return out.str();
+}
+
+std::vector<int> use_counts(const Graph& g) {
+  std::vector<int> uses(g.nodes.size(), 0);
+  for (const GraphNode& n : g.nodes)
+    for (int in : n.inputs) ++uses[static_cast<size_t>(in)];
+  for (int o : g.outputs) ++uses[static_cast<size_t>(o)];
+  for (const Assignment& a : g.assignments) ++uses[static_cast<size_t>(a.value)];
+  return uses;
+}
+
+Graph compact(const Graph& g, const std::vector<bool>& keep) {
+  std::vector<int> new_id(g.nodes.size(), -1);
+  Graph out;
+  out.num_inputs = g.num_inputs;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!keep[i]) continue;
+    GraphNode n = g.nodes[i];
+    for (int& in : n.inputs) {
+      in = new_id[static_cast<size_t>(in)];
+      KILN_CHECK(in >= 0, "graph compaction dropped an input of %", i);
+    }
+    new_id[i] = static_cast<int>(out.nodes.size());
+    out.nodes.push_back(std::move(n));
+  }
+  for (int o : g.outputs) out.outputs.push_back(new_id[static_cast<size_t>(o)]);
+  for (const Assignment& a : g.assignments)
+    out.assignments.push_back({a.variable, new_id[static_cast<size_t>(a.value)]});
+  return out;
+}
+
+void replace_uses(Graph& g, const std::vector<int>& replacement) {
+  auto resolve = [&](int id) {
+    while (replacement[static_cast<size_t>(id)] != id) id = replacement[static_cast<size_t>(id)];
+    return id;
+  };
+  for (GraphNode& n : g.nodes)
+    for (int& in : n.inputs) in = resolve(in);
+  for (int& o : g.outputs) o = resolve(o);
+  for (Assignment& a : g.assignments) a.value = resolve(a.value);
+}
+
+}  // namespace kiln::engine

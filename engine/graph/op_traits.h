@@ -1,0 +1,30 @@
+#pragma once
+// What the passes and the planner need to know about an op beyond its table entry.
+#include "framework/ops/op_list.h"
+
+namespace kiln::engine {
+
+// Output element i depends only on input elements at i (after broadcasting): such ops can run
+// in place over an input of the output's size and fuse into one loop.
+constexpr bool is_elementwise(OpId op) {
+  switch (op) {
+#define KILN_ELEMENTWISE_CASE(name) case OpId::name:
+    KILN_UNARY_OPS(KILN_ELEMENTWISE_CASE)
+    KILN_BINARY_OPS(KILN_ELEMENTWISE_CASE)
+#undef KILN_ELEMENTWISE_CASE
+    case OpId::cast:
+    case OpId::where:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Ops whose output is always its first input's data under another shape: the planner gives them
+// no buffer and no step.
+constexpr bool is_alias(OpId op) {
+  return op == OpId::identity || op == OpId::reshape || op == OpId::expand_dims ||
+         op == OpId::squeeze || op == OpId::reshape_like;
+}
+
+}  // namespace kiln::engine

@@ -1,0 +1,51 @@
+#pragma once
+// A named, mutable tensor: model weights, optimizer slots, metric state. Traced functions capture
+// variables by reference, so assigning new values (or loading another model's weights) never
+// retraces: the graph reads the variable's current data on every call.
+#include <memory>
+#include <string>
+
+#include "framework/graph/node.h"
+#include "framework/tensor/tensor.h"
+
+namespace kiln {
+
+// What a Variable handle shares; the payload of a graph's read_variable node.
+struct VariableState : NodePayload {
+  Tensor value;  // always concrete; assignment copies into its storage
+  std::string name;
+  bool trainable = true;
+  std::string describe() const override;
+};
+
+class Variable {
+ public:
+  Variable() = default;
+  // Takes a copy of `initial` (so later changes to `initial` do not leak in).
+  explicit Variable(const Tensor& initial, std::string name = "", bool trainable = true);
+
+  bool defined() const { return state_ != nullptr; }
+  // Eagerly the current data (shared, not a copy: a later assign shows through); while tracing,
+  // the symbolic value of the variable at this point of the trace.
+  Tensor value() const;
+  // Eagerly copies `value` into the variable's storage; while tracing, records the assignment,
+  // which takes effect when the traced function runs. Shape and dtype must match.
+  void assign(const Tensor& value) const;
+  void assign_add(const Tensor& delta) const;
+  void assign_sub(const Tensor& delta) const;
+
+  const std::string& name() const { return state_->name; }
+  bool trainable() const { return state_->trainable; }
+  const TensorMeta& meta() const { return state_->value.meta(); }
+  const Shape& shape() const { return meta().shape; }
+  DType dtype() const { return meta().dtype; }
+  const std::shared_ptr<VariableState>& state() const { return state_; }
+
+ private:
+  std::shared_ptr<VariableState> state_;
+};
+
+// Copies src's data into dst's storage (same shape and dtype, any devices).
+void copy_into(const Tensor& dst, const Tensor& src);
+
+}  // namespace kiln
