@@ -334,6 +334,13 @@ std::string FunctionCore::graph_text(size_t trace, bool optimized) const {
   return optimized ? to_text(*traces_[trace]->graph) : traces_[trace]->unoptimized_text;
 }
 
+std::vector<PlanStats> FunctionCore::plan_stats() const {
+  const std::lock_guard lock(mutex_);
+  std::vector<PlanStats> out;
+  for (const auto& [key, spec] : plans_) out.push_back(spec->executable->stats());
+  return out;
+}
+
 std::string FunctionCore::graph_dot(size_t trace) const {
   const std::lock_guard lock(mutex_);
   KILN_CHECK(trace < traces_.size(), "function '", options_.name, "' has ", traces_.size(),

@@ -51,6 +51,8 @@ class FunctionCore {
   size_t num_traces() const;
   std::string graph_text(size_t trace, bool optimized = true) const;
   std::string graph_dot(size_t trace) const;
+  // One entry per specialization (concrete shape): arena size, kernel steps, in-place steps.
+  std::vector<PlanStats> plan_stats() const;
 
  private:
   struct KeyHash {

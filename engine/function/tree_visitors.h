@@ -77,8 +77,8 @@ struct DescribeVisitor {
   }
   void open(TreeKind, size_t) {}
   void close() {}
-  void enter(size_t i) { path.push_back("[" + std::to_string(i) + "]"); }
-  void enter(std::string_view name) { path.push_back("." + std::string(name)); }
+  void enter(size_t i) { path.push_back(detail::concat('[', i, ']')); }
+  void enter(std::string_view name) { path.push_back(detail::concat('.', name)); }
   void leave() { path.pop_back(); }
 };
 

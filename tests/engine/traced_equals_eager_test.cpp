@@ -1,0 +1,172 @@
+// Every primitive op, traced and eager, gives the same values and the same gradients; the cases
+// together must exercise every op of the table (forward or in a gradient graph).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <regex>
+#include <set>
+#include <string>
+
+#include "engine/function/function.h"
+#include "framework/autodiff/grad.h"
+#include "framework/ops/op_def.h"
+#include "framework/ops/ops.h"
+#include "framework/random/random.h"
+
+namespace kiln {
+namespace {
+
+using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+struct Case {
+  std::string name;
+  std::vector<Tensor> inputs;
+  Fn fn;
+  bool differentiable = true;
+};
+
+Tensor rand(const Shape& shape, double lo = -1, double hi = 1) {
+  static random::Generator gen(42);
+  return random::uniform(shape, lo, hi, DType::f32, gen);
+}
+Tensor ints(std::vector<int64_t> v, const Shape& shape) {
+  return from_vector(v, shape);
+}
+
+std::vector<Case> cases() {
+  using namespace ops;
+  const Tensor a = rand({3, 4});
+  const Tensor b = rand({3, 4});
+  const Tensor pos = rand({3, 4}, 0.5, 2);
+  const Tensor row = rand({4});
+  const Tensor img = rand({2, 6, 6, 3});
+  const Tensor kernel = rand({3, 3, 3, 4});
+  auto unary = [&](std::string name, Tensor (*f)(const Tensor&), Tensor x) {
+    return Case{std::move(name), {x}, [f](const std::vector<Tensor>& v) { return f(v[0]); }};
+  };
+  auto binary = [&](std::string name, Tensor (*f)(const Tensor&, const Tensor&), Tensor x,
+                    Tensor y) {
+    return Case{std::move(name), {x, y},
+                [f](const std::vector<Tensor>& v) { return f(v[0], v[1]); }};
+  };
+  auto compare = [&](std::string name, Tensor (*f)(const Tensor&, const Tensor&)) {
+    return Case{std::move(name), {a, b},
+                [f](const std::vector<Tensor>& v) { return cast(f(v[0], v[1]), DType::f32); },
+                false};
+  };
+  auto logical = [&](std::string name, Tensor (*f)(const Tensor&, const Tensor&)) {
+    return Case{std::move(name), {a, b},
+                [f](const std::vector<Tensor>& v) {
+                  return cast(f(greater(v[0], 0.0), greater(v[1], 0.0)), DType::f32);
+                },
+                false};
+  };
+  return {
+      unary("neg", neg, a), unary("abs", abs, a),
+      Case{"sign", {a}, [](const auto& v) { return sign(v[0]); }, false},
+      unary("exp", exp, a), unary("log", log, pos), unary("log1p", log1p, pos),
+      unary("sqrt", sqrt, pos), unary("rsqrt", rsqrt, pos), unary("square", square, a),
+      unary("tanh", tanh, a), unary("sigmoid", sigmoid, a), unary("relu", relu, a),
+      Case{"leaky_relu", {a}, [](const auto& v) { return leaky_relu(v[0], 0.2); }},
+      Case{"elu", {a}, [](const auto& v) { return elu(v[0], 0.7); }},
+      Case{"gelu", {a}, [](const auto& v) { return gelu(v[0], true); }},
+      unary("softplus", softplus, a), unary("sin", sin, a), unary("cos", cos, a),
+      unary("erf", erf, a),
+      Case{"logical_not", {a},
+           [](const auto& v) { return cast(logical_not(greater(v[0], 0.0)), DType::f32); }, false},
+      binary("add", add, a, row), binary("sub", sub, a, b), binary("mul", mul, a, row),
+      binary("div", div, a, pos), binary("pow", pow, pos, b), binary("maximum", maximum, a, b),
+      binary("minimum", minimum, a, b), compare("equal", equal), compare("not_equal", not_equal),
+      compare("less", less), compare("less_equal", less_equal), compare("greater", greater),
+      compare("greater_equal", greater_equal), logical("logical_and", logical_and),
+      logical("logical_or", logical_or),
+      Case{"sum", {a}, [](const auto& v) { return sum(v[0], {1}); }},
+      Case{"max", {a}, [](const auto& v) { return max(v[0], {0}, true); }},
+      Case{"min", {a}, [](const auto& v) { return min(v[0]); }},
+      Case{"prod", {pos}, [](const auto& v) { return prod(v[0], {1}); }},
+      Case{"mean_softmax", {a}, [](const auto& v) { return mean(softmax(v[0])); }},
+      Case{"identity", {a}, [](const auto& v) { return identity(v[0]) * 2.0; }},
+      Case{"cast", {a}, [](const auto& v) { return cast(cast(v[0], DType::f64), DType::f32); }},
+      Case{"where", {a, b}, [](const auto& v) { return where(greater(v[0], 0.0), v[0], v[1]); }},
+      Case{"argmax_argmin", {a},
+           [](const auto& v) { return cast(argmax(v[0]) + sum(argmin(v[0], 0, false)), DType::f32); },
+           false},
+      Case{"matmul", {a, b}, [](const auto& v) { return matmul(v[0], v[1], false, true); }},
+      Case{"reshape_transpose", {a},
+           [](const auto& v) { return transpose(reshape(v[0], {4, 3}), {1, 0}) * 3.0; }},
+      Case{"expand_squeeze", {a},
+           [](const auto& v) { return squeeze(expand_dims(v[0], 1) * 2.0, {1}); }},
+      Case{"broadcast_to", {row}, [](const auto& v) { return broadcast_to(v[0], {3, 4}) * 2.0; }},
+      Case{"broadcast_reshape_like", {row, a},
+           [](const auto& v) { return reshape_like(broadcast_like(v[0], v[1]), v[1]) * v[1]; }},
+      Case{"size_of", {a}, [](const auto& v) { return v[0] / size_of(v[0], {0}); }},
+      Case{"strided_slice", {a}, [](const auto& v) { return strided_slice(v[0], {2, 0}, {0, 4}, {-1, 2}); }},
+      Case{"concat_pad", {a, b},
+           [](const auto& v) { return pad(concat({v[0], v[1]}, 1), {{1, 0}, {0, 2}}, 0.5); }},
+      Case{"gather", {a}, [](const auto& v) { return gather(v[0], ints({2, 0, 2}, {3}), 0); }},
+      Case{"scatter_add", {a, b},
+           [](const auto& v) { return scatter_add(v[0], ints({1, 1, 0, 3}, {4}), v[1], 1); }},
+      Case{"conv2d", {img, kernel},
+           [](const auto& v) { return conv2d(v[0], v[1], {1, 1}, Padding::same); }},
+      Case{"max_pool2d", {img}, [](const auto& v) { return max_pool2d(v[0], {2, 2}); }},
+      Case{"avg_pool2d", {img},
+           [](const auto& v) { return avg_pool2d(v[0], {3, 3}, {2, 2}, Padding::same); }},
+  };
+}
+
+void expect_equal(const Tensor& traced, const Tensor& eager, const std::string& what) {
+  ASSERT_EQ(traced.shape(), eager.shape()) << what;
+  ASSERT_EQ(traced.dtype(), eager.dtype()) << what;
+  const auto t = traced.to_vector<double>();
+  const auto e = eager.to_vector<double>();
+  for (size_t i = 0; i < t.size(); ++i)
+    EXPECT_NEAR(t[i], e[i], 1e-6 * (1 + std::abs(e[i]))) << what << " element " << i;
+}
+
+std::set<std::string> ops_in(const std::string& graph_text) {
+  std::set<std::string> out;
+  static const std::regex op(R"(= (\w+)\()");
+  for (auto it = std::sregex_iterator(graph_text.begin(), graph_text.end(), op);
+       it != std::sregex_iterator(); ++it)
+    out.insert((*it)[1]);
+  return out;
+}
+
+// Gradients of sum(f(x) * weights) w.r.t. each input: a non-uniform upstream gradient.
+std::vector<Tensor> weighted_grads(const Fn& f, const std::vector<Tensor>& xs) {
+  return grad(
+      [&](const std::vector<Tensor>& v) {
+        const Tensor y = f(v);
+        return ops::sum(y * ops::sin(y + 0.5));
+      },
+      xs);
+}
+
+TEST(TracedEqualsEager, EveryOpValuesAndGradients) {
+  std::set<std::string> seen;
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(c.name);
+    auto traced = function([&](const std::vector<Tensor>& v) { return c.fn(v); });
+    expect_equal(traced(c.inputs), c.fn(c.inputs), c.name);
+    const auto forward = ops_in(traced.graph_text(0, false));
+    seen.insert(forward.begin(), forward.end());
+    if (!c.differentiable) continue;
+    auto traced_grads = function([&](const std::vector<Tensor>& v) { return weighted_grads(c.fn, v); });
+    const auto got = traced_grads(c.inputs);
+    const auto want = weighted_grads(c.fn, c.inputs);
+    ASSERT_EQ(got.size(), want.size());
+    const std::string what = detail::concat(c.name, " gradient");
+    for (size_t i = 0; i < got.size(); ++i) expect_equal(got[i], want[i], what);
+    const auto backward = ops_in(traced_grads.graph_text(0, false));
+    seen.insert(backward.begin(), backward.end());
+  }
+  std::vector<std::string> missing;
+#define KILN_EXPECT_SEEN(op) \
+  if (!seen.count(op_def(OpId::op).name)) missing.push_back(#op);
+  KILN_PRIMITIVE_OPS(KILN_EXPECT_SEEN)
+#undef KILN_EXPECT_SEEN
+  EXPECT_TRUE(missing.empty()) << "ops no case exercised: " << ::testing::PrintToString(missing);
+}
+
+}  // namespace
+}  // namespace kiln
