@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <sstream>
 
 #include "engine/graph/op_traits.h"
 #include "framework/core/error.h"
@@ -22,10 +23,10 @@ enum class BufferKind : uint8_t {
 struct Executable::Buffer {
   BufferKind kind = BufferKind::arena;
   size_t bytes = 0;
-  int source = -1;    // input: argument index; variable: the read_variable node
-  int def = -1;       // the step writing it
-  int last_use = -1;  // the last step reading it
-  size_t offset = 0;  // arena
+  int source = -1;                 // input: argument index; variable: the read_variable node
+  int def = -1;                    // the step writing it
+  int last_use = -1;               // the last step reading it
+  size_t offset = 0;               // arena
   std::vector<TensorImpl*> bound;  // handles re-pointed when the buffer is bound
 };
 
@@ -45,6 +46,8 @@ Executable::Executable(std::shared_ptr<const Graph> graph, std::span<const Tenso
     : graph_(std::move(graph)), options_(options) {
   infer_metas(input_metas);
   assign_buffers();
+  for (const Buffer& b : buffers_)
+    if (b.kind == BufferKind::arena) stats_.unshared_bytes += b.bytes;
   if (options_.reuse_memory) merge_in_place();
   place_in_arena();
   make_steps();
@@ -127,6 +130,7 @@ void Executable::assign_buffers() {
 // input: chains like relu(add(matmul(x, w), b)) then share one buffer.
 void Executable::merge_in_place() {
   const Graph& g = *graph_;
+  in_place_of_.assign(g.nodes.size(), -1);
   for (size_t s = 0; s < step_node_.size(); ++s) {
     const auto node = static_cast<size_t>(step_node_[s]);
     const GraphNode& n = g.nodes[node];
@@ -145,6 +149,7 @@ void Executable::merge_in_place() {
       b.last_use = o.last_use;
       o.kind = BufferKind::merged;
       std::replace(buffer_of_.begin(), buffer_of_.end(), out, in);
+      in_place_of_[node] = k;
       ++stats_.in_place_steps;
       break;
     }
@@ -162,7 +167,6 @@ void Executable::place_in_arena() {
   std::vector<Buffer*> placed;
   size_t total = 0;
   for (Buffer* b : order) {
-    stats_.unshared_bytes += b->bytes;
     if (!options_.reuse_memory) {
       b->offset = total;
       total += b->bytes;
@@ -213,11 +217,49 @@ void Executable::make_steps() {
     const KernelFn fn = op_def(n.op).kernels[static_cast<size_t>(meta.device.type)];
     KILN_CHECK(fn != nullptr, "graph node %", node, ": kiln::ops::", op_def(n.op).name,
                " has no kernel for device ", meta.device);
-    Step step{fn, {}, values_[static_cast<size_t>(node)], &n.attrs};
+    Step step{fn, {}, values_[static_cast<size_t>(node)], &n.attrs, n.payload.get()};
     for (int k : n.inputs) step.inputs.push_back(values_[static_cast<size_t>(k)]);
     steps_.push_back(std::move(step));
   }
   stats_.kernel_steps = static_cast<int>(steps_.size());
+}
+
+std::string Executable::plan_text() const {
+  const Graph& g = *graph_;
+  std::ostringstream out;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const GraphNode& n = g.nodes[i];
+    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[i])];
+    out << '%' << i << ": " << describe(metas_[i]) << ' ' << op_def(n.op).name << " -> ";
+    if (is_alias(n.op)) {
+      out << "view of %" << n.inputs[0];
+    } else if (!in_place_of_.empty() && in_place_of_[i] >= 0) {
+      out << "in place over %" << in_place_of_[i];
+    } else {
+      switch (b.kind) {
+        case BufferKind::arena:
+          out << "arena [" << b.offset << ", " << b.offset + b.bytes << ')';
+          break;
+        case BufferKind::output:
+          out << "returned (allocated per call)";
+          break;
+        case BufferKind::input:
+          out << "argument " << b.source;
+          break;
+        case BufferKind::variable:
+          out << "variable '" << g.variable(b.source)->name << '\'';
+          break;
+        case BufferKind::constant:
+          out << "constant";
+          break;
+        case BufferKind::merged:
+          break;
+      }
+    }
+    out << '\n';
+  }
+  out << "arena " << stats_.arena_bytes << " bytes (" << stats_.unshared_bytes << " unshared)\n";
+  return out.str();
 }
 
 void Executable::bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset) {
@@ -249,8 +291,8 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
       case BufferKind::variable: {
         const auto variable = g.variable(b.source);
         const Tensor& value = variable->value;
-        KILN_CHECK(value.meta().shape == metas_[static_cast<size_t>(b.source)].shape,
-                   "variable '", variable->name, "' is now ", describe(value.meta()),
+        KILN_CHECK(value.meta().shape == metas_[static_cast<size_t>(b.source)].shape, "variable '",
+                   variable->name, "' is now ", describe(value.meta()),
                    " but the graph was planned for ",
                    describe(metas_[static_cast<size_t>(b.source)]));
         bind(b, value.impl()->storage, value.impl()->offset);
@@ -263,7 +305,7 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
         break;
     }
   }
-  for (const Step& s : steps_) s.fn(KernelContext{s.inputs, s.output, *s.attrs});
+  for (const Step& s : steps_) s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
 
   std::vector<Tensor> results;
   results.reserve(g.outputs.size());

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/graph/graph.h"
@@ -40,6 +41,9 @@ class Executable {
 
   const std::vector<TensorMeta>& metas() const { return metas_; }  // per node, concrete
   const PlanStats& stats() const { return stats_; }
+  // One line per node: where its value lives ("arena [0, 256)", "in place over %2", "argument
+  // 0", "returned", "view of %3", ...); tests compare it with memory reuse on and off.
+  std::string plan_text() const;
 
  private:
   struct Buffer;
@@ -48,6 +52,7 @@ class Executable {
     std::vector<Tensor> inputs;
     Tensor output;
     const Attrs* attrs;
+    const NodePayload* payload;
   };
 
   void infer_metas(std::span<const TensorMeta> input_metas);
@@ -61,7 +66,8 @@ class Executable {
   std::shared_ptr<const Graph> graph_;
   PlanOptions options_;
   std::vector<TensorMeta> metas_;
-  std::vector<int> buffer_of_;  // per node
+  std::vector<int> buffer_of_;    // per node
+  std::vector<int> in_place_of_;  // per node: the input it overwrites, or -1
   std::vector<Buffer> buffers_;
   std::vector<Tensor> values_;  // per node: the handle kernels read and write
   std::vector<Step> steps_;

@@ -40,11 +40,15 @@ class Function<R(Args...)> {
     // Called from inside another function's trace: inline into that trace.
     if (current_trace_frame() != 0) return f_(args...);
     engine::CallArgs call;
+    call.key.reserve(32);
+    call.tensors.reserve(sizeof...(Args));
     engine::KeyVisitor key{call.key, call.tensors};
     (visit_tree(args, key), ...);
-    const auto result = core_->call(
-        call, [&](std::span<const Tensor> symbolic) { return trace(symbolic, args...); },
-        [&] { return describe(args...); });
+    const auto trace_args = [&](std::span<const Tensor> symbolic) {
+      return trace(symbolic, args...);
+    };
+    const auto describe_args = [&] { return describe(args...); };
+    const auto result = core_->call(call, trace_args, describe_args);
     if constexpr (!std::is_void_v<R>) {
       R out = *static_cast<const R*>(result.output_template);
       engine::ReplaceVisitor fill{result.outputs};

@@ -35,8 +35,7 @@ double seconds_since(Clock::time_point start) {
 
 int64_t meta_token(const TensorMeta& m) {
   return static_cast<int64_t>(m.dtype) | static_cast<int64_t>(m.device.type) << 8 |
-         static_cast<int64_t>(m.device.index) << 16 |
-         static_cast<int64_t>(m.shape.rank()) << 32;
+         static_cast<int64_t>(m.device.index) << 16 | static_cast<int64_t>(m.shape.rank()) << 32;
 }
 
 int unknown_dims(const std::vector<TensorSpec>& specs) {
@@ -80,8 +79,8 @@ std::vector<Tensor> make_placeholders(const std::vector<TensorSpec>& specs, uint
   std::vector<Tensor> out;
   for (size_t i = 0; i < specs.size(); ++i) {
     Tensor t = Tensor::symbolic({specs[i].dtype, specs[i].shape, specs[i].device});
-    t.impl()->node = std::make_shared<Node>(Node{
-        OpId::placeholder, Attrs{{"index", static_cast<int64_t>(i)}}, {}, nullptr, frame});
+    t.impl()->node = std::make_shared<Node>(
+        Node{OpId::placeholder, Attrs{{"index", static_cast<int64_t>(i)}}, {}, nullptr, frame});
     out.push_back(std::move(t));
   }
   return out;
@@ -125,12 +124,14 @@ FunctionCore::Result FunctionCore::call(CallArgs& args, const TraceFn& trace,
   } else {
     spec = &specialize(args, structure_size, trace, describe);
   }
-  if (!spec->any_cast) return {spec->executable->run(args.tensors), spec->trace->output_template.get()};
+  if (!spec->any_cast)
+    return {spec->executable->run(args.tensors), spec->trace->output_template.get()};
   std::vector<Tensor> cast = args.tensors;
   for (size_t i = 0; i < cast.size(); ++i)
     if (cast[i].dtype() != spec->cast_to[i])
-      cast[i] = boundary_cast(cast[i], spec->cast_to[i],
-                              detail::concat("function '", options_.name, "', tensor argument ", i));
+      cast[i] =
+          boundary_cast(cast[i], spec->cast_to[i],
+                        detail::concat("function '", options_.name, "', tensor argument ", i));
   return {spec->executable->run(cast), spec->trace->output_template.get()};
 }
 
@@ -207,9 +208,8 @@ std::vector<TensorSpec> FunctionCore::signature_specs(const CallArgs& args,
     if (spec.dtype != m.dtype) {
       const auto refused =
           refuse_boundary_cast(m.dtype, spec.dtype, options_.allow_float_narrowing);
-      KILN_CHECK(!refused, "function '", options_.name, "': argument ", path, " is ",
-                 describe(m), " but input_signature[", i, "] is ", spec.to_string(), ": ",
-                 *refused);
+      KILN_CHECK(!refused, "function '", options_.name, "': argument ", path, " is ", describe(m),
+                 " but input_signature[", i, "] is ", spec.to_string(), ": ", *refused);
       cast_to[i] = spec.dtype;
       const std::string note = detail::concat(path, ' ', dtype_name(m.dtype));
       if (std::find(logged_casts_.begin(), logged_casts_.end(), note) == logged_casts_.end()) {
@@ -222,8 +222,8 @@ std::vector<TensorSpec> FunctionCore::signature_specs(const CallArgs& args,
     TensorSpec resolved = spec;
     resolved.device = m.device;
     if (spec.unknown_rank) {
-      resolved.shape = Shape(std::vector<int64_t>(static_cast<size_t>(m.shape.rank()),
-                                                  Shape::kUnknownDim));
+      resolved.shape =
+          Shape(std::vector<int64_t>(static_cast<size_t>(m.shape.rank()), Shape::kUnknownDim));
       resolved.unknown_rank = false;
     }
     specs.push_back(std::move(resolved));
@@ -303,8 +303,8 @@ void FunctionCore::note_call(bool traced, const std::string& explanation) {
   const auto traced_calls = std::count(recent_.begin(), recent_.begin() + window, true);
   if (traced_calls < 5 || stats_.retrace_warnings >= 2) return;
   ++stats_.retrace_warnings;
-  log(LogLevel::warning, "function '", options_.name, "': ", traced_calls, " of the last ",
-      window, " calls traced (", stats_.traces,
+  log(LogLevel::warning, "function '", options_.name, "': ", traced_calls, " of the last ", window,
+      " calls traced (", stats_.traces,
       " traces so far); each trace re-runs the C++ callable and re-optimizes its graph. This "
       "call: ",
       explanation);

@@ -3,7 +3,6 @@
 // signature, plans per concrete shape), tracing, boundary casts, counters and retrace warnings.
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -12,6 +11,7 @@
 #include <vector>
 
 #include "engine/function/function_options.h"
+#include "engine/function/function_ref.h"
 #include "engine/function/trace.h"
 
 namespace kiln::engine {
@@ -30,8 +30,8 @@ struct TraceOutput {
 class FunctionCore {
  public:
   // Runs the user's callable on the given symbolic arguments (in tensor-leaf order).
-  using TraceFn = std::function<TraceOutput(std::span<const Tensor>)>;
-  using DescribeFn = std::function<ArgsDescription()>;
+  using TraceFn = FunctionRef<TraceOutput(std::span<const Tensor>)>;
+  using DescribeFn = FunctionRef<ArgsDescription()>;
 
   explicit FunctionCore(FunctionOptions options);
   ~FunctionCore();

@@ -107,25 +107,25 @@ std::string explain_retrace(const Trace* nearest, const CallSignature& call,
         changes.push_back(detail::concat(path, " dtype changed ", dtype_name(s.dtype), " -> ",
                                          dtype_name(m.dtype)));
         fixes.push_back(detail::concat("give an input_signature with dtype ", dtype_name(s.dtype),
-                                       " for ", path, ": other dtypes are then cast at the "
+                                       " for ", path,
+                                       ": other dtypes are then cast at the "
                                        "boundary"));
       }
       if (s.matches_shape(m.shape)) continue;
       if (s.shape.rank() != m.shape.rank()) {
         changes.push_back(detail::concat(path, " rank changed ", s.shape.rank(), " -> ",
                                          m.shape.rank(), " (", s.shape, " -> ", m.shape, ")"));
-        fixes.push_back(detail::concat("give an input_signature with TensorSpec::any_rank() for ",
-                                       path));
+        fixes.push_back(
+            detail::concat("give an input_signature with TensorSpec::any_rank() for ", path));
         continue;
       }
       for (int d = 0; d < m.shape.rank(); ++d)
         if (s.shape[d] != Shape::kUnknownDim && s.shape[d] != m.shape[d])
           changes.push_back(
               detail::concat(path, " dim ", d, " changed ", s.shape[d], " -> ", m.shape[d]));
-      fixes.push_back(detail::concat("set reduce_retracing, or give an input_signature with ",
-                                     path, " as TensorSpec(shape=",
-                                     shape_with_unknown(s.shape, m.shape), ", dtype=",
-                                     dtype_name(s.dtype), ")"));
+      fixes.push_back(detail::concat("set reduce_retracing, or give an input_signature with ", path,
+                                     " as TensorSpec(shape=", shape_with_unknown(s.shape, m.shape),
+                                     ", dtype=", dtype_name(s.dtype), ")"));
     }
   }
   std::ostringstream out;

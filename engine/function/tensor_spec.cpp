@@ -72,8 +72,7 @@ std::optional<std::string> refuse_boundary_cast(DType from, DType to, bool allow
   if (!is_floating(from) && is_floating(to)) return std::nullopt;  // labels, token ids, masks
   if (!is_floating(from)) {
     if (rank(to) > rank(from) || (from == DType::i64 && to == DType::i32)) return std::nullopt;
-    return detail::concat("casting ", dtype_name(from), " to ", dtype_name(to),
-                          " can lose values");
+    return detail::concat("casting ", dtype_name(from), " to ", dtype_name(to), " can lose values");
   }
   const bool widening = rank(to) > rank(from) && !(rank(from) == 4 && rank(to) == 4);
   if (widening || allow_float_narrowing) return std::nullopt;
@@ -87,9 +86,9 @@ Tensor boundary_cast(const Tensor& x, DType dtype, const std::string& what) {
   if (x.dtype() == DType::i64 && dtype == DType::i32 && x.numel() > 0) {
     const auto lo = ops::min(x).item<int64_t>();
     const auto hi = ops::max(x).item<int64_t>();
-    KILN_CHECK(lo >= std::numeric_limits<int32_t>::min() &&
-                   hi <= std::numeric_limits<int32_t>::max(),
-               what, ": int64 values in [", lo, ", ", hi, "] do not fit the int32 input spec");
+    KILN_CHECK(
+        lo >= std::numeric_limits<int32_t>::min() && hi <= std::numeric_limits<int32_t>::max(),
+        what, ": int64 values in [", lo, ", ", hi, "] do not fit the int32 input spec");
   }
   return ops::cast(x, dtype);
 }

@@ -17,7 +17,7 @@ struct TensorSpec {
   DType dtype = DType::f32;
   std::string name;
   bool unknown_rank = false;  // matches any rank; each rank seen gets its own trace
-  Device device;               // where the argument lives (traces are per device)
+  Device device;              // where the argument lives (traces are per device)
 
   TensorSpec() = default;
   TensorSpec(Shape spec_shape, DType spec_dtype = DType::f32, std::string spec_name = "")

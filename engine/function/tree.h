@@ -46,10 +46,13 @@ template <typename E, typename C, typename A>
 struct is_string_map<std::map<std::string, E, C, A>> : std::true_type {};
 
 template <typename T>
-concept has_fields = requires(T& t) { kiln_fields(t); };
+concept has_fields = requires(T& t) {
+  kiln_fields(t);
+};
 
 template <typename T>
-concept static_leaf = std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_same_v<T, std::string>;
+concept static_leaf =
+    std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_same_v<T, std::string>;
 
 }  // namespace tree_detail
 
@@ -79,7 +82,8 @@ void visit_tree(T& value, V& v) {
     v.open(TreeKind::tuple, std::tuple_size_v<U>);
     [&]<size_t... I>(std::index_sequence<I...>) {
       ((v.enter(I), visit_tree(std::get<I>(value), v), v.leave()), ...);
-    }(std::make_index_sequence<std::tuple_size_v<U>>());
+    }
+    (std::make_index_sequence<std::tuple_size_v<U>>());
     v.close();
   } else if constexpr (tree_detail::is_optional<U>::value) {
     v.open(value ? TreeKind::optional_set : TreeKind::optional_empty, value ? 1 : 0);
@@ -99,7 +103,8 @@ void visit_tree(T& value, V& v) {
     v.open(TreeKind::record, std::tuple_size_v<decltype(fields)>);
     [&]<size_t... I>(std::index_sequence<I...>) {
       ((v.enter(I), visit_tree(std::get<I>(fields), v), v.leave()), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(fields)>>());
+    }
+    (std::make_index_sequence<std::tuple_size_v<decltype(fields)>>());
     v.close();
   } else {
     static_assert(sizeof(U) == 0,

@@ -14,6 +14,7 @@ constexpr bool is_elementwise(OpId op) {
 #undef KILN_ELEMENTWISE_CASE
     case OpId::cast:
     case OpId::where:
+    case OpId::fused_elementwise:  // a chain of the above
       return true;
     default:
       return false;

@@ -6,9 +6,23 @@
 namespace kiln::engine {
 
 struct PassOptions {
+  bool simplify = true;
+  bool fold_constants = true;
+  bool common_subexpressions = true;
+  bool fusion = true;
   bool dead_code = true;
 };
 
+// x*1, x+0, x-0, x/1, neg(neg(x)), identity(x) and same-dtype casts become x; chains of
+// transposes or reshapes become one node.
+Graph simplify(const Graph& graph);
+// Nodes whose inputs are all constants become constants (small results only).
+Graph fold_constants(const Graph& graph);
+// Nodes equal to an earlier node (or equal small constants) are replaced by it.
+Graph eliminate_common_subexpressions(const Graph& graph);
+// Connected elementwise nodes of one shape whose intermediate values only the group uses become
+// one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.
+Graph fuse_elementwise(const Graph& graph);
 Graph eliminate_dead_code(const Graph& graph);
 
 // The pipeline kiln::function runs on every new trace.

@@ -3,6 +3,12 @@
 namespace kiln::engine {
 
 Graph optimize(Graph graph, const PassOptions& options) {
+  if (options.simplify) graph = simplify(graph);
+  if (options.fold_constants) graph = fold_constants(graph);
+  if (options.common_subexpressions) graph = eliminate_common_subexpressions(graph);
+  // After the passes that simplify what it would fuse.
+  if (options.fusion) graph = fuse_elementwise(graph);
+  // Last: the passes above leave the nodes they bypass for it.
   if (options.dead_code) graph = eliminate_dead_code(graph);
   return graph;
 }

@@ -17,6 +17,7 @@ struct KernelContext {
   std::span<const Tensor> inputs;
   const Tensor& output;  // allocated by the caller with the inferred meta
   const Attrs& attrs;
+  const NodePayload* payload = nullptr;  // the graph node's (a fused op's program)
 };
 using KernelFn = void (*)(const KernelContext&);
 

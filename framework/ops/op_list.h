@@ -26,11 +26,15 @@
 // Graph ops: the boundary of a traced graph (its arguments, captured constants, variable reads).
 // They have no kernels; the engine binds their values before a graph runs.
 #define KILN_GRAPH_OPS(X) X(placeholder) X(constant) X(read_variable)
+
+// Ops only the engine's passes create: a chain of elementwise ops run as one loop, its program
+// in the node's payload (framework/graph/fused_program.h).
+#define KILN_FUSED_OPS(X) X(fused_elementwise)
 // clang-format on
 
 #define KILN_PRIMITIVE_OPS(X) \
   KILN_UNARY_OPS(X) KILN_BINARY_OPS(X) KILN_REDUCE_OPS(X) KILN_OTHER_OPS(X)
-#define KILN_OPS(X) KILN_PRIMITIVE_OPS(X) KILN_GRAPH_OPS(X)
+#define KILN_OPS(X) KILN_PRIMITIVE_OPS(X) KILN_GRAPH_OPS(X) KILN_FUSED_OPS(X)
 
 namespace kiln {
 

@@ -20,6 +20,7 @@ struct TensorMeta {
   DType dtype = DType::f32;
   Shape shape;
   Device device;
+  bool operator==(const TensorMeta&) const = default;
 };
 
 // Shared state behind Tensor handles. A concrete tensor has storage; a symbolic one (a value in

@@ -26,9 +26,9 @@ TEST(Introspection, CountersSignaturesAndGraphs) {
   EXPECT_EQ(s.cache_hits, 1);
   EXPECT_GT(s.trace_seconds, 0);
   EXPECT_GT(s.compile_seconds, 0);
-  EXPECT_EQ(f.concrete_signatures(),
-            std::vector<std::string>{
-                "dense(x: float32[3, 4], w: float32[4, 2]) -> (float32[3, 2])"});
+  EXPECT_EQ(
+      f.concrete_signatures(),
+      std::vector<std::string>{"dense(x: float32[3, 4], w: float32[4, 2]) -> (float32[3, 2])"});
   EXPECT_EQ(f.graph_text(0, false),
             "%0: float32[3, 4] = placeholder() {index=0}\n"
             "%1: float32[4, 2] = placeholder() {index=1}\n"
@@ -97,7 +97,8 @@ TEST(Introspection, TracingErrorsNameTheFunctionAndSignature) {
     f(ones({2, 3}));
     FAIL() << "expected a shape error";
   } catch (const ShapeError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("function 'square_mm' (tracing square_mm(arg0: float32[2, 3]))"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("function 'square_mm' (tracing square_mm(arg0: float32[2, 3]))"));
     EXPECT_THAT(e.what(), HasSubstr("kiln::ops::matmul"));
   }
 }

@@ -46,9 +46,9 @@ TEST(Retrace, SignatureWithUnknownDimsTracesOnce) {
 }
 
 TEST(Retrace, SignatureMismatchNamesArgumentSpecAndShape) {
-  auto f = function(row_sums(), {.name = "rows",
-                                 .input_signature = std::vector{TensorSpec({-1, 20})},
-                                 .arg_names = {"x"}});
+  auto f = function(
+      row_sums(),
+      {.name = "rows", .input_signature = std::vector{TensorSpec({-1, 20})}, .arg_names = {"x"}});
   try {
     f(filled({4, 3}));
     FAIL() << "expected a signature error";
@@ -70,8 +70,9 @@ TEST(Retrace, ReduceRetracingGeneralizesTheChangedDims) {
 
 TEST(Retrace, StaticArgumentRetracesPerValueTensorDoesNot) {
   LogCapture logs;
-  auto scaled = function([](const Tensor& x, int factor) { return x * static_cast<double>(factor); },
-                         {.name = "scaled", .arg_names = {"x", "factor"}});
+  auto scaled =
+      function([](const Tensor& x, int factor) { return x * static_cast<double>(factor); },
+               {.name = "scaled", .arg_names = {"x", "factor"}});
   const Tensor x = filled({3});
   EXPECT_EQ(scaled(x, 2).to_vector<float>(), (std::vector<float>{0, 2, 4}));
   EXPECT_EQ(scaled(x, 3).to_vector<float>(), (std::vector<float>{0, 3, 6}));
@@ -81,7 +82,8 @@ TEST(Retrace, StaticArgumentRetracesPerValueTensorDoesNot) {
   EXPECT_THAT(debug.back(), HasSubstr("static argument factor changed 2 -> 3"));
   EXPECT_THAT(debug.back(), HasSubstr("pass it as a tensor"));
 
-  auto scaled_by_tensor = function([](const Tensor& v, const Tensor& factor) { return v * factor; });
+  auto scaled_by_tensor =
+      function([](const Tensor& v, const Tensor& factor) { return v * factor; });
   EXPECT_EQ(scaled_by_tensor(x, scalar(2)).to_vector<float>(), (std::vector<float>{0, 2, 4}));
   EXPECT_EQ(scaled_by_tensor(x, scalar(3)).to_vector<float>(), (std::vector<float>{0, 3, 6}));
   EXPECT_EQ(scaled_by_tensor.stats().traces, 1);
@@ -90,7 +92,8 @@ TEST(Retrace, StaticArgumentRetracesPerValueTensorDoesNot) {
 
 TEST(Retrace, IntegerInputsAgainstFloatSpecAreCastNotRetraced) {
   LogCapture logs;
-  auto f = function(row_sums(), {.name = "labels", .input_signature = std::vector{TensorSpec({-1, 2})}});
+  auto f =
+      function(row_sums(), {.name = "labels", .input_signature = std::vector{TensorSpec({-1, 2})}});
   const Tensor a = f(filled({2, 2}, DType::i32));
   const Tensor b = f(filled({2, 2}, DType::i64));
   EXPECT_EQ(a.dtype(), DType::f32);
@@ -99,7 +102,8 @@ TEST(Retrace, IntegerInputsAgainstFloatSpecAreCastNotRetraced) {
   EXPECT_EQ(f.stats().traces, 1);
   f(filled({2, 2}, DType::i32));
   int cast_notes = 0;
-  for (const auto& m : logs.at(LogLevel::info)) cast_notes += m.find("is cast to float32") != std::string::npos;
+  for (const auto& m : logs.at(LogLevel::info))
+    cast_notes += m.find("is cast to float32") != std::string::npos;
   EXPECT_EQ(cast_notes, 2);  // once per source dtype, not per call
 }
 

@@ -46,39 +46,61 @@ std::vector<Case> cases() {
   };
   auto binary = [&](std::string name, Tensor (*f)(const Tensor&, const Tensor&), Tensor x,
                     Tensor y) {
-    return Case{std::move(name), {x, y},
-                [f](const std::vector<Tensor>& v) { return f(v[0], v[1]); }};
+    return Case{
+        std::move(name), {x, y}, [f](const std::vector<Tensor>& v) { return f(v[0], v[1]); }};
   };
   auto compare = [&](std::string name, Tensor (*f)(const Tensor&, const Tensor&)) {
-    return Case{std::move(name), {a, b},
+    return Case{std::move(name),
+                {a, b},
                 [f](const std::vector<Tensor>& v) { return cast(f(v[0], v[1]), DType::f32); },
                 false};
   };
   auto logical = [&](std::string name, Tensor (*f)(const Tensor&, const Tensor&)) {
-    return Case{std::move(name), {a, b},
+    return Case{std::move(name),
+                {a, b},
                 [f](const std::vector<Tensor>& v) {
                   return cast(f(greater(v[0], 0.0), greater(v[1], 0.0)), DType::f32);
                 },
                 false};
   };
   return {
-      unary("neg", neg, a), unary("abs", abs, a),
+      unary("neg", neg, a),
+      unary("abs", abs, a),
       Case{"sign", {a}, [](const auto& v) { return sign(v[0]); }, false},
-      unary("exp", exp, a), unary("log", log, pos), unary("log1p", log1p, pos),
-      unary("sqrt", sqrt, pos), unary("rsqrt", rsqrt, pos), unary("square", square, a),
-      unary("tanh", tanh, a), unary("sigmoid", sigmoid, a), unary("relu", relu, a),
+      unary("exp", exp, a),
+      unary("log", log, pos),
+      unary("log1p", log1p, pos),
+      unary("sqrt", sqrt, pos),
+      unary("rsqrt", rsqrt, pos),
+      unary("square", square, a),
+      unary("tanh", tanh, a),
+      unary("sigmoid", sigmoid, a),
+      unary("relu", relu, a),
       Case{"leaky_relu", {a}, [](const auto& v) { return leaky_relu(v[0], 0.2); }},
       Case{"elu", {a}, [](const auto& v) { return elu(v[0], 0.7); }},
       Case{"gelu", {a}, [](const auto& v) { return gelu(v[0], true); }},
-      unary("softplus", softplus, a), unary("sin", sin, a), unary("cos", cos, a),
+      unary("softplus", softplus, a),
+      unary("sin", sin, a),
+      unary("cos", cos, a),
       unary("erf", erf, a),
-      Case{"logical_not", {a},
-           [](const auto& v) { return cast(logical_not(greater(v[0], 0.0)), DType::f32); }, false},
-      binary("add", add, a, row), binary("sub", sub, a, b), binary("mul", mul, a, row),
-      binary("div", div, a, pos), binary("pow", pow, pos, b), binary("maximum", maximum, a, b),
-      binary("minimum", minimum, a, b), compare("equal", equal), compare("not_equal", not_equal),
-      compare("less", less), compare("less_equal", less_equal), compare("greater", greater),
-      compare("greater_equal", greater_equal), logical("logical_and", logical_and),
+      Case{"logical_not",
+           {a},
+           [](const auto& v) { return cast(logical_not(greater(v[0], 0.0)), DType::f32); },
+           false},
+      binary("add", add, a, row),
+      binary("sub", sub, a, b),
+      binary("mul", mul, a, row),
+      binary("div", div, a, pos),
+      binary("pow", pow, pos, b),
+      binary("maximum", maximum, a, b),
+      binary("minimum", minimum, a, b),
+      compare("equal", equal),
+      compare("not_equal", not_equal),
+      compare("less", less),
+      compare("less_equal", less_equal),
+      compare("greater", greater),
+      compare("greater_equal", greater_equal),
+      logical("logical_and", logical_and),
       logical("logical_or", logical_or),
       Case{"sum", {a}, [](const auto& v) { return sum(v[0], {1}); }},
       Case{"max", {a}, [](const auto& v) { return max(v[0], {0}, true); }},
@@ -88,29 +110,65 @@ std::vector<Case> cases() {
       Case{"identity", {a}, [](const auto& v) { return identity(v[0]) * 2.0; }},
       Case{"cast", {a}, [](const auto& v) { return cast(cast(v[0], DType::f64), DType::f32); }},
       Case{"where", {a, b}, [](const auto& v) { return where(greater(v[0], 0.0), v[0], v[1]); }},
-      Case{"argmax_argmin", {a},
-           [](const auto& v) { return cast(argmax(v[0]) + sum(argmin(v[0], 0, false)), DType::f32); },
+      Case{"argmax_argmin",
+           {a},
+           [](const auto& v) {
+             return cast(argmax(v[0]) + sum(argmin(v[0], 0, false)), DType::f32);
+           },
            false},
       Case{"matmul", {a, b}, [](const auto& v) { return matmul(v[0], v[1], false, true); }},
-      Case{"reshape_transpose", {a},
-           [](const auto& v) { return transpose(reshape(v[0], {4, 3}), {1, 0}) * 3.0; }},
-      Case{"expand_squeeze", {a},
+      Case{"reshape_transpose",
+           {a},
+           [](const auto& v) {
+             return transpose(reshape(v[0], {4, 3}), {1, 0}) * 3.0;
+           }},
+      Case{"expand_squeeze",
+           {a},
            [](const auto& v) { return squeeze(expand_dims(v[0], 1) * 2.0, {1}); }},
-      Case{"broadcast_to", {row}, [](const auto& v) { return broadcast_to(v[0], {3, 4}) * 2.0; }},
-      Case{"broadcast_reshape_like", {row, a},
+      Case{"broadcast_to",
+           {row},
+           [](const auto& v) {
+             return broadcast_to(v[0], {3, 4}) * 2.0;
+           }},
+      Case{"broadcast_reshape_like",
+           {row, a},
            [](const auto& v) { return reshape_like(broadcast_like(v[0], v[1]), v[1]) * v[1]; }},
       Case{"size_of", {a}, [](const auto& v) { return v[0] / size_of(v[0], {0}); }},
-      Case{"strided_slice", {a}, [](const auto& v) { return strided_slice(v[0], {2, 0}, {0, 4}, {-1, 2}); }},
-      Case{"concat_pad", {a, b},
-           [](const auto& v) { return pad(concat({v[0], v[1]}, 1), {{1, 0}, {0, 2}}, 0.5); }},
-      Case{"gather", {a}, [](const auto& v) { return gather(v[0], ints({2, 0, 2}, {3}), 0); }},
-      Case{"scatter_add", {a, b},
-           [](const auto& v) { return scatter_add(v[0], ints({1, 1, 0, 3}, {4}), v[1], 1); }},
-      Case{"conv2d", {img, kernel},
-           [](const auto& v) { return conv2d(v[0], v[1], {1, 1}, Padding::same); }},
-      Case{"max_pool2d", {img}, [](const auto& v) { return max_pool2d(v[0], {2, 2}); }},
-      Case{"avg_pool2d", {img},
-           [](const auto& v) { return avg_pool2d(v[0], {3, 3}, {2, 2}, Padding::same); }},
+      Case{"strided_slice",
+           {a},
+           [](const auto& v) {
+             return strided_slice(v[0], {2, 0}, {0, 4}, {-1, 2});
+           }},
+      Case{"concat_pad",
+           {a, b},
+           [](const auto& v) {
+             return pad(concat({v[0], v[1]}, 1), {{1, 0}, {0, 2}}, 0.5);
+           }},
+      Case{"gather",
+           {a},
+           [](const auto& v) {
+             return gather(v[0], ints({2, 0, 2}, {3}), 0);
+           }},
+      Case{"scatter_add",
+           {a, b},
+           [](const auto& v) {
+             return scatter_add(v[0], ints({1, 1, 0, 3}, {4}), v[1], 1);
+           }},
+      Case{"conv2d",
+           {img, kernel},
+           [](const auto& v) {
+             return conv2d(v[0], v[1], {1, 1}, Padding::same);
+           }},
+      Case{"max_pool2d",
+           {img},
+           [](const auto& v) {
+             return max_pool2d(v[0], {2, 2});
+           }},
+      Case{"avg_pool2d",
+           {img},
+           [](const auto& v) {
+             return avg_pool2d(v[0], {3, 3}, {2, 2}, Padding::same);
+           }},
   };
 }
 
@@ -151,7 +209,8 @@ TEST(TracedEqualsEager, EveryOpValuesAndGradients) {
     const auto forward = ops_in(traced.graph_text(0, false));
     seen.insert(forward.begin(), forward.end());
     if (!c.differentiable) continue;
-    auto traced_grads = function([&](const std::vector<Tensor>& v) { return weighted_grads(c.fn, v); });
+    auto traced_grads =
+        function([&](const std::vector<Tensor>& v) { return weighted_grads(c.fn, v); });
     const auto got = traced_grads(c.inputs);
     const auto want = weighted_grads(c.fn, c.inputs);
     ASSERT_EQ(got.size(), want.size());

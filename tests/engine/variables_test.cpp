@@ -45,7 +45,8 @@ TEST(Variables, TracedTrainStepMatchesEagerAndUpdatesInPlace) {
   random::Generator gen(7);
   const Tensor x = random::normal({8, 3}, 0, 1, DType::f32, gen);
   const Tensor y = random::normal({8, 1}, 0, 1, DType::f32, gen);
-  auto step = function([&](const Tensor& xb, const Tensor& yb) { return mse_step(traced_model, xb, yb); });
+  auto step =
+      function([&](const Tensor& xb, const Tensor& yb) { return mse_step(traced_model, xb, yb); });
   for (int i = 0; i < 5; ++i) {
     const Tensor traced_loss = step(x, y);
     const Tensor eager_loss = mse_step(eager_model, x, y);
@@ -59,7 +60,8 @@ TEST(Variables, TracedTrainStepMatchesEagerAndUpdatesInPlace) {
 TEST(Variables, AssigningOrSwappingWeightsNeverRetraces) {
   Linear model(1);
   Linear other(2);
-  auto predict = function([&](const Tensor& x) { return ops::matmul(x, model.w.value()) + model.b.value(); });
+  auto predict =
+      function([&](const Tensor& x) { return ops::matmul(x, model.w.value()) + model.b.value(); });
   const Tensor x = ones({2, 3});
   predict(x);
   model.w.assign(full({3, 1}, 2.0));

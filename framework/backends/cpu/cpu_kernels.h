@@ -10,4 +10,5 @@ void register_index_kernels(OpTable& table);
 void register_matmul_kernels(OpTable& table);
 void register_conv_kernels(OpTable& table);
 void register_pool_kernels(OpTable& table);
+void register_fused_kernels(OpTable& table);
 }  // namespace kiln::cpu

@@ -12,6 +12,7 @@ void register_cpu_kernels(OpTable& table) {
   cpu::register_matmul_kernels(table);
   cpu::register_conv_kernels(table);
   cpu::register_pool_kernels(table);
+  cpu::register_fused_kernels(table);
 }
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
-// The graph ops' entries: names for dumps, no kernels, no gradients (a placeholder or variable
-// read is where the gradient walk stops).
+// The entries of the ops that exist only in traced graphs: the boundary ops (names for dumps, no
+// kernels, no gradients: a placeholder or variable read is where the gradient walk stops) and
+// the fused op the engine's fusion pass makes after autodiff (so it needs no gradient either).
 #include "framework/core/error.h"
 #include "framework/ops/defs/infer_helpers.h"
 #include "framework/ops/op_def.h"
@@ -12,12 +13,22 @@ TensorMeta infer_bound(std::span<const TensorMeta>, const Attrs&) {
   throw ShapeError("a graph boundary op has no shape inference; its value is bound when it runs");
 }
 
+// Every input broadcasts to the output, as in the chain it replaces; the output dtype is an
+// attr because inference does not see the program.
+TensorMeta infer_fused_elementwise(std::span<const TensorMeta> in, const Attrs& attrs) {
+  KILN_SHAPE_CHECK(!in.empty(), "a fused program needs at least one input");
+  Shape shape = in[0].shape;
+  for (size_t k = 1; k < in.size(); ++k) shape = broadcast_shapes(shape, in[k].shape);
+  return {attrs.get_dtype("dtype"), shape, in[0].device};
+}
+
 }  // namespace
 
 void define_graph_ops(OpTable& t) {
   defs::def(t, OpId::placeholder, "placeholder", 0, infer_bound, nullptr);
   defs::def(t, OpId::constant, "constant", 0, infer_bound, nullptr);
   defs::def(t, OpId::read_variable, "read_variable", 0, infer_bound, nullptr);
+  defs::def(t, OpId::fused_elementwise, "fused_elementwise", -1, infer_fused_elementwise, nullptr);
 }
 
 }  // namespace kiln

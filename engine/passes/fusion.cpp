@@ -1,0 +1,128 @@
+// Elementwise fusion: a connected group of elementwise nodes whose intermediate values nothing
+// outside the group uses becomes one fused_elementwise node, whose kernel runs the whole group
+// as one loop over the output instead of one pass over memory per op.
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include "engine/graph/op_traits.h"
+#include "engine/passes/passes.h"
+#include "framework/graph/fused_program.h"
+#include "framework/ops/op_def.h"
+
+namespace kiln::engine {
+namespace {
+
+// The floating type a node computes in when it can join a fused program: its output and inputs
+// are bool or one floating type the fused kernels compute in (bool alone gives DType::boolean,
+// which fits any program). nullopt: the node cannot be fused.
+std::optional<DType> compute_dtype_of(const Graph& g, const GraphNode& n) {
+  // Programs do not nest, and a device without a fused kernel keeps its ops apart.
+  if (!is_elementwise(n.op) || n.op == OpId::fused_elementwise) return std::nullopt;
+  if (op_def(OpId::fused_elementwise).kernels[static_cast<size_t>(n.meta.device.type)] == nullptr)
+    return std::nullopt;
+  DType compute = DType::boolean;
+  auto fits = [&](DType d) {
+    if (d == DType::boolean) return true;
+    if (d != DType::f32 && d != DType::f64) return false;
+    if (compute == DType::boolean) compute = d;
+    return d == compute;
+  };
+  if (!fits(n.meta.dtype)) return std::nullopt;
+  for (int in : n.inputs)
+    if (!fits(g.nodes[static_cast<size_t>(in)].meta.dtype)) return std::nullopt;
+  return compute;
+}
+
+// The fused node computing `members` (ascending ids, the root last) from their inputs outside
+// the group.
+GraphNode fused_node(const Graph& g, const std::vector<int>& members, DType compute) {
+  auto in_group = [&](int id) { return std::binary_search(members.begin(), members.end(), id); };
+  std::vector<int> external;
+  for (int m : members)
+    for (int in : g.nodes[static_cast<size_t>(m)].inputs)
+      if (!in_group(in) && std::find(external.begin(), external.end(), in) == external.end())
+        external.push_back(in);
+
+  auto program = std::make_shared<FusedProgram>();
+  program->num_inputs = static_cast<int>(external.size());
+  program->compute_dtype = compute == DType::boolean ? DType::f32 : compute;
+  auto reg = [&](int id) {
+    const auto e = std::find(external.begin(), external.end(), id);
+    if (e != external.end()) return static_cast<int>(e - external.begin());
+    return program->num_inputs +
+           static_cast<int>(std::lower_bound(members.begin(), members.end(), id) - members.begin());
+  };
+  for (int m : members) {
+    const GraphNode& n = g.nodes[static_cast<size_t>(m)];
+    FusedProgram::Instruction ins{n.op, n.attrs, {}};
+    for (int in : n.inputs) ins.operands.push_back(reg(in));
+    program->instructions.push_back(std::move(ins));
+  }
+  const GraphNode& root = g.nodes[static_cast<size_t>(members.back())];
+  return GraphNode{OpId::fused_elementwise, Attrs{{"dtype", root.meta.dtype}}, std::move(external),
+                   root.meta, std::move(program)};
+}
+
+}  // namespace
+
+Graph fuse_elementwise(const Graph& graph) {
+  // Earlier passes leave the nodes they bypass for dead-code elimination; their uses would keep
+  // values out of groups.
+  Graph g = eliminate_dead_code(graph);
+  const size_t n = g.nodes.size();
+  std::vector<std::vector<int>> users(n);
+  for (size_t i = 0; i < n; ++i)
+    for (int in : g.nodes[i].inputs) users[static_cast<size_t>(in)].push_back(static_cast<int>(i));
+  std::vector<bool> escapes(n, false);  // the caller sees the value
+  for (int o : g.outputs) escapes[static_cast<size_t>(o)] = true;
+  for (const Assignment& a : g.assignments) escapes[static_cast<size_t>(a.value)] = true;
+  std::vector<std::optional<DType>> compute(n);
+  for (size_t i = 0; i < n; ++i) compute[i] = compute_dtype_of(g, g.nodes[i]);
+
+  // Groups grow from their root (the last node, the only one whose value leaves the group)
+  // towards the inputs. A producer joins when every user is already in the group: users come
+  // later in topological order, so taking candidates highest id first decides each one once.
+  std::vector<int> group_of(n, -1);  // the root's id
+  std::vector<bool> keep(n, true);
+  for (size_t r = n; r-- > 0;) {
+    if (group_of[r] >= 0 || !compute[r]) continue;
+    const int root = static_cast<int>(r);
+    group_of[r] = root;
+    DType group_dtype = *compute[r];
+    auto joins = [&](int id) {
+      const auto p = static_cast<size_t>(id);
+      if (group_of[p] >= 0 || !compute[p] || escapes[p]) return false;
+      // Same shape as the root: a smaller value broadcast into the chain (a per-row statistic)
+      // would be recomputed for every output element. Equal unknown dims may still differ at
+      // run time, which costs time but not correctness: elementwise ops commute with
+      // broadcasting, so evaluating every op over the output's elements gives the same values.
+      if (g.nodes[p].meta.shape != g.nodes[r].meta.shape) return false;
+      if (*compute[p] != DType::boolean && group_dtype != DType::boolean &&
+          *compute[p] != group_dtype)
+        return false;
+      return std::all_of(users[p].begin(), users[p].end(),
+                         [&](int u) { return group_of[static_cast<size_t>(u)] == root; });
+    };
+    std::vector<int> members{root};
+    std::priority_queue<int> candidates(g.nodes[r].inputs.begin(), g.nodes[r].inputs.end());
+    while (!candidates.empty()) {
+      const int p = candidates.top();
+      while (!candidates.empty() && candidates.top() == p) candidates.pop();
+      if (!joins(p)) continue;
+      group_of[static_cast<size_t>(p)] = root;
+      if (group_dtype == DType::boolean) group_dtype = *compute[static_cast<size_t>(p)];
+      members.push_back(p);
+      for (int in : g.nodes[static_cast<size_t>(p)].inputs) candidates.push(in);
+    }
+    if (members.size() < 2) continue;
+    std::reverse(members.begin(), members.end());
+    for (int m : members) keep[static_cast<size_t>(m)] = m == root;
+    g.nodes[r] = fused_node(g, members, group_dtype);
+  }
+  return compact(g, keep);
+}
+
+}  // namespace kiln::engine

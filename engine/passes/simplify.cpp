@@ -1,0 +1,117 @@
+// Algebraic simplification: rewrites that drop work without changing any value (x*1, x+0, x-0,
+// x/1, neg(neg(x)), identity(x), a cast to x's own dtype) and that merge chains of transposes or
+// reshapes into one node.
+#include <algorithm>
+#include <numeric>
+
+#include "engine/passes/passes.h"
+
+namespace kiln::engine {
+namespace {
+
+const GraphNode& node_at(const Graph& g, int id) {
+  return g.nodes[static_cast<size_t>(id)];
+}
+
+// Whether node `id` is a constant whose every element is exactly `value`.
+bool is_constant_of(const Graph& g, int id, double value) {
+  if (node_at(g, id).op != OpId::constant) return false;
+  const std::vector<double> values = g.constant(id).value.to_vector<double>();
+  return std::all_of(values.begin(), values.end(), [value](double v) { return v == value; });
+}
+
+// x for `x op c` or `c op x` where c is op's identity element on that side; -1 otherwise.
+int identity_element_operand(const Graph& g, const GraphNode& n) {
+  const int a = n.inputs[0], b = n.inputs[1];
+  switch (n.op) {
+    case OpId::add:
+      if (is_constant_of(g, b, 0)) return a;
+      return is_constant_of(g, a, 0) ? b : -1;
+    case OpId::mul:
+      if (is_constant_of(g, b, 1)) return a;
+      return is_constant_of(g, a, 1) ? b : -1;
+    case OpId::sub:
+      return is_constant_of(g, b, 0) ? a : -1;
+    case OpId::div:
+      return is_constant_of(g, b, 1) ? a : -1;
+    default:
+      return -1;
+  }
+}
+
+bool is_identity_perm(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+// Output axis i of transpose(transpose(x, inner), outer) is axis inner[outer[i]] of x.
+std::vector<int64_t> compose_perms(const std::vector<int64_t>& inner,
+                                   const std::vector<int64_t>& outer) {
+  std::vector<int64_t> perm;
+  for (int64_t o : outer) perm.push_back(inner[static_cast<size_t>(o)]);
+  return perm;
+}
+
+// The node that may stand for node i (i itself for none). Chains are merged by rewriting node i
+// in place to read the chain's start; the skipped nodes are left for dead-code elimination.
+int simplified(Graph& g, int i) {
+  GraphNode& n = g.nodes[static_cast<size_t>(i)];
+  switch (n.op) {
+    case OpId::add:
+    case OpId::mul:
+    case OpId::sub:
+    case OpId::div: {
+      const int x = identity_element_operand(g, n);
+      return x >= 0 ? x : i;
+    }
+    case OpId::neg: {
+      const GraphNode& inner = node_at(g, n.inputs[0]);
+      return inner.op == OpId::neg ? inner.inputs[0] : i;
+    }
+    case OpId::identity:
+      return n.inputs[0];
+    case OpId::cast:
+      return node_at(g, n.inputs[0]).meta.dtype == n.attrs.get_dtype("dtype") ? n.inputs[0] : i;
+    case OpId::transpose: {
+      const GraphNode& inner = node_at(g, n.inputs[0]);
+      if (inner.op == OpId::transpose) {
+        std::vector<int64_t> perm =
+            compose_perms(inner.attrs.get_ints("perm"), n.attrs.get_ints("perm"));
+        n.inputs = {inner.inputs[0]};
+        n.attrs = Attrs{{"perm", std::move(perm)}};
+      }
+      return is_identity_perm(n.attrs.get_ints("perm")) ? n.inputs[0] : i;
+    }
+    case OpId::reshape: {
+      // The outer target shape alone decides the result: both reshapes keep the element count.
+      const GraphNode& inner = node_at(g, n.inputs[0]);
+      if (inner.op == OpId::reshape) n.inputs = {inner.inputs[0]};
+      // A reshape to its input's own meta changes nothing: it has at most one unknown dim (from
+      // a -1), which the equal element count then fixes to the input's.
+      return n.inputs[0];
+    }
+    default:
+      return i;
+  }
+}
+
+}  // namespace
+
+Graph simplify(const Graph& graph) {
+  Graph g = graph;
+  std::vector<int> replacement(g.nodes.size());
+  std::iota(replacement.begin(), replacement.end(), 0);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    // Inputs first, so a rule sees through what was already simplified (neg(identity(neg(x)))).
+    for (int& in : g.nodes[i].inputs) in = replacement[static_cast<size_t>(in)];
+    const int r = simplified(g, static_cast<int>(i));
+    // The meta check is what rules out dropping a broadcast (x[3] * ones[2, 3]) or a reshape
+    // that changes the shape.
+    if (node_at(g, r).meta == g.nodes[i].meta) replacement[i] = r;
+  }
+  replace_uses(g, replacement);
+  return g;
+}
+
+}  // namespace kiln::engine
