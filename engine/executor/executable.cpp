@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/graph/op_traits.h"
+#include "engine/graph/subgraphs.h"
 #include "framework/core/error.h"
 #include "framework/ops/dispatch.h"
 
@@ -18,6 +19,7 @@ enum class BufferKind : uint8_t {
   variable,  // a variable's current data, bound per run
   constant,  // a captured tensor
   merged,    // folded into another buffer by in-place planning
+  none,      // a control-flow node's bundle: its values are the tuple_gets'
 };
 
 struct Executable::Buffer {
@@ -57,6 +59,7 @@ Executable::~Executable() = default;
 
 void Executable::infer_metas(std::span<const TensorMeta> input_metas) {
   const Graph& g = *graph_;
+  subplans_of_.assign(g.nodes.size(), {nullptr, nullptr});
   KILN_CHECK(static_cast<int>(input_metas.size()) == g.num_inputs, "graph takes ", g.num_inputs,
              " inputs, got ", input_metas.size());
   metas_.reserve(g.nodes.size());
@@ -73,6 +76,19 @@ void Executable::infer_metas(std::span<const TensorMeta> input_metas) {
       case OpId::read_variable:
         metas_.push_back(g.variable(static_cast<int>(i))->value.meta());
         break;
+      case OpId::cond:
+      case OpId::while_loop:
+        metas_.push_back(n.meta);
+        plan_control(i);
+        break;
+      case OpId::tuple_get: {
+        const auto bundle = static_cast<size_t>(n.inputs[0]);
+        const auto& [first, second] = subplans_of_[bundle];
+        // A loop's values are its variables, which are the body's outputs too.
+        const Executable* source = g.nodes[bundle].op == OpId::cond ? first : second;
+        metas_.push_back(source->output_metas()[static_cast<size_t>(n.attrs.get_int("index"))]);
+        break;
+      }
       default:
         in.clear();
         for (int k : n.inputs) in.push_back(metas_[static_cast<size_t>(k)]);
@@ -85,9 +101,56 @@ void Executable::infer_metas(std::span<const TensorMeta> input_metas) {
   }
 }
 
+std::vector<TensorMeta> Executable::output_metas() const {
+  std::vector<TensorMeta> out;
+  for (int o : graph_->outputs) out.push_back(metas_[static_cast<size_t>(o)]);
+  return out;
+}
+
+// Plans the subgraphs of a cond or while_loop node for its inputs' concrete metas.
+void Executable::plan_control(size_t node) {
+  const GraphNode& n = graph_->nodes[node];
+  std::vector<TensorMeta> in;
+  for (int k : n.inputs) in.push_back(metas_[static_cast<size_t>(k)]);
+  auto plan = [&](const std::shared_ptr<const Graph>& graph, size_t begin, size_t count,
+                  size_t captures_begin, size_t captures) {
+    std::vector<TensorMeta> metas(in.begin() + static_cast<ptrdiff_t>(begin),
+                                  in.begin() + static_cast<ptrdiff_t>(begin + count));
+    metas.insert(metas.end(), in.begin() + static_cast<ptrdiff_t>(captures_begin),
+                 in.begin() + static_cast<ptrdiff_t>(captures_begin + captures));
+    subplans_.push_back(std::make_unique<Executable>(graph, metas, options_));
+    return subplans_.back().get();
+  };
+  if (n.op == OpId::cond) {
+    const auto& p = static_cast<const CondPayload&>(*n.payload);
+    const size_t caps = 1 + p.num_operands;
+    Executable* then_plan = plan(p.then_graph, 1, p.num_operands, caps, p.then_captures);
+    Executable* else_plan =
+        plan(p.else_graph, 1, p.num_operands, caps + p.then_captures, p.else_captures);
+    const auto a = then_plan->output_metas();
+    const auto b = else_plan->output_metas();
+    for (size_t i = 0; i < a.size(); ++i)
+      KILN_CHECK(a[i] == b[i], "kiln::cond (graph node %", node, "): output ", i, " is ",
+                 describe(a[i]), " in the then-branch and ", describe(b[i]),
+                 " in the else-branch for these inputs");
+    subplans_of_[node] = {then_plan, else_plan};
+    return;
+  }
+  const auto& p = static_cast<const WhileLoopPayload&>(*n.payload);
+  Executable* cond_plan = plan(p.cond_graph, 0, p.num_vars, p.num_vars, p.cond_captures);
+  Executable* body_plan =
+      plan(p.body_graph, 0, p.num_vars, p.num_vars + p.cond_captures, p.body_captures);
+  const auto out = body_plan->output_metas();
+  for (size_t i = 0; i < p.num_vars; ++i)
+    KILN_CHECK(out[i] == in[i], "kiln::while_loop (graph node %", node, "): loop variable ", i,
+               " is ", describe(in[i]), " before the body and ", describe(out[i]), " after it");
+  subplans_of_[node] = {cond_plan, body_plan};
+}
+
 void Executable::assign_buffers() {
   const Graph& g = *graph_;
   buffer_of_.assign(g.nodes.size(), -1);
+  step_of_.assign(g.nodes.size(), -1);
   auto add_buffer = [&](BufferKind kind, size_t node, int source) {
     buffer_of_[node] = static_cast<int>(buffers_.size());
     Buffer b;
@@ -106,10 +169,17 @@ void Executable::assign_buffers() {
       add_buffer(BufferKind::variable, i, static_cast<int>(i));
     } else if (is_alias(n.op)) {
       buffer_of_[i] = buffer_of_[static_cast<size_t>(n.inputs[0])];
+    } else if (n.op == OpId::tuple_get) {
+      // Written by the control-flow step of its bundle.
+      add_buffer(BufferKind::arena, i, -1);
+      buffers_.back().def = step_of_[static_cast<size_t>(n.inputs[0])];
+      buffers_.back().last_use = buffers_.back().def;
     } else {
       const int step = static_cast<int>(step_node_.size());
       step_node_.push_back(static_cast<int>(i));
-      add_buffer(BufferKind::arena, i, -1);
+      step_of_[i] = step;
+      const bool control = n.op == OpId::cond || n.op == OpId::while_loop;
+      add_buffer(control ? BufferKind::none : BufferKind::arena, i, -1);
       buffers_.back().def = step;
       buffers_.back().last_use = step;
       for (int k : n.inputs) {
@@ -210,9 +280,37 @@ void Executable::make_steps() {
     }
     values_[i] = Tensor(std::move(impl));
   }
+  std::vector<std::vector<Tensor>> bundle_values(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op != OpId::tuple_get) continue;
+    auto& values = bundle_values[static_cast<size_t>(g.nodes[i].inputs[0])];
+    const auto index = static_cast<size_t>(g.nodes[i].attrs.get_int("index"));
+    if (values.size() <= index) values.resize(index + 1);
+    values[index] = values_[i];
+  }
   for (int node : step_node_) {
     const GraphNode& n = g.nodes[static_cast<size_t>(node)];
     const TensorMeta& meta = metas_[static_cast<size_t>(node)];
+    if (n.op == OpId::cond || n.op == OpId::while_loop) {
+      const auto [first, second] = subplans_of_[static_cast<size_t>(node)];
+      ControlStep control{
+          n.op, {}, std::move(bundle_values[static_cast<size_t>(node)]), first, second, 0, 0};
+      for (int k : n.inputs) control.inputs.push_back(values_[static_cast<size_t>(k)]);
+      if (n.op == OpId::cond) {
+        const auto& p = static_cast<const CondPayload&>(*n.payload);
+        control.num_operands = p.num_operands;
+        control.first_captures = p.then_captures;
+      } else {
+        const auto& p = static_cast<const WhileLoopPayload&>(*n.payload);
+        control.num_operands = p.num_vars;
+        control.first_captures = p.cond_captures;
+      }
+      control.outputs.resize(n.op == OpId::cond ? first->output_metas().size()
+                                                : control.num_operands);
+      steps_.push_back(Step{nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size())});
+      controls_.push_back(std::move(control));
+      continue;
+    }
     if (meta.shape.numel() == 0) continue;
     const KernelFn fn = op_def(n.op).kernels[static_cast<size_t>(meta.device.type)];
     KILN_CHECK(fn != nullptr, "graph node %", node, ": kiln::ops::", op_def(n.op).name,
@@ -254,12 +352,42 @@ std::string Executable::plan_text() const {
           break;
         case BufferKind::merged:
           break;
+        case BufferKind::none:
+          out << "control flow (subgraphs planned separately)";
+          break;
       }
     }
     out << '\n';
   }
   out << "arena " << stats_.arena_bytes << " bytes (" << stats_.unshared_bytes << " unshared)\n";
   return out.str();
+}
+
+void Executable::run_control(const ControlStep& c) {
+  auto slice = [&](std::vector<Tensor> head, size_t begin, size_t count) {
+    head.insert(head.end(), c.inputs.begin() + static_cast<ptrdiff_t>(begin),
+                c.inputs.begin() + static_cast<ptrdiff_t>(begin + count));
+    return head;
+  };
+  std::vector<Tensor> results;
+  if (c.op == OpId::cond) {
+    const std::vector<Tensor> operands = slice({}, 1, c.num_operands);
+    const size_t captures = 1 + c.num_operands;
+    if (c.inputs[0].item<bool>()) {
+      results = c.first->run(slice(operands, captures, c.first_captures));
+    } else {
+      const size_t else_captures = c.inputs.size() - captures - c.first_captures;
+      results = c.second->run(slice(operands, captures + c.first_captures, else_captures));
+    }
+  } else {
+    results = slice({}, 0, c.num_operands);
+    const size_t body_begin = c.num_operands + c.first_captures;
+    const size_t body_captures = c.inputs.size() - body_begin;
+    while (c.first->run(slice(results, c.num_operands, c.first_captures))[0].item<bool>())
+      results = c.second->run(slice(results, body_begin, body_captures));
+  }
+  for (size_t i = 0; i < c.outputs.size(); ++i)
+    if (c.outputs[i].defined()) copy_into(c.outputs[i], results[i]);
 }
 
 void Executable::bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset) {
@@ -305,7 +433,12 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
         break;
     }
   }
-  for (const Step& s : steps_) s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+  for (const Step& s : steps_) {
+    if (s.fn != nullptr)
+      s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+    else
+      run_control(controls_[static_cast<size_t>(s.control)]);
+  }
 
   std::vector<Tensor> results;
   results.reserve(g.outputs.size());

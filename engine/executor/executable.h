@@ -40,6 +40,7 @@ class Executable {
   std::vector<Tensor> run(std::span<const Tensor> inputs);
 
   const std::vector<TensorMeta>& metas() const { return metas_; }  // per node, concrete
+  std::vector<TensorMeta> output_metas() const;
   const PlanStats& stats() const { return stats_; }
   // One line per node: where its value lives ("arena [0, 256)", "in place over %2", "argument
   // 0", "returned", "view of %3", ...); tests compare it with memory reuse on and off.
@@ -53,9 +54,22 @@ class Executable {
     Tensor output;
     const Attrs* attrs;
     const NodePayload* payload;
+    int control = -1;  // index into controls_ for cond and while_loop steps (fn is null)
+  };
+  // A cond or while_loop step: its subgraphs' plans run with slices of the node's inputs.
+  struct ControlStep {
+    OpId op;
+    std::vector<Tensor> inputs;
+    std::vector<Tensor> outputs;  // the tuple_get values (undefined where unused)
+    Executable* first;            // then-branch or loop condition
+    Executable* second;           // else-branch or loop body
+    size_t num_operands;          // operands or loop variables, after cond's pred
+    size_t first_captures;
   };
 
   void infer_metas(std::span<const TensorMeta> input_metas);
+  void plan_control(size_t node);
+  void run_control(const ControlStep& step);
   void assign_buffers();
   void merge_in_place();
   void place_in_arena();
@@ -71,7 +85,11 @@ class Executable {
   std::vector<Buffer> buffers_;
   std::vector<Tensor> values_;  // per node: the handle kernels read and write
   std::vector<Step> steps_;
-  std::vector<int> step_node_;  // per step
+  std::vector<ControlStep> controls_;
+  std::vector<std::unique_ptr<Executable>> subplans_;
+  std::vector<std::pair<Executable*, Executable*>> subplans_of_;  // per node
+  std::vector<int> step_of_;                                      // per node, -1 if none
+  std::vector<int> step_node_;                                    // per step
   Device device_;
   std::shared_ptr<Storage> arena_;
   PlanStats stats_;

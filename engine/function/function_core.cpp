@@ -75,17 +75,6 @@ class TraceContext : public TraceHooks {
   std::unordered_map<const VariableState*, Tensor> current_;
 };
 
-std::vector<Tensor> make_placeholders(const std::vector<TensorSpec>& specs, uint32_t frame) {
-  std::vector<Tensor> out;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    Tensor t = Tensor::symbolic({specs[i].dtype, specs[i].shape, specs[i].device});
-    t.impl()->node = std::make_shared<Node>(
-        Node{OpId::placeholder, Attrs{{"index", static_cast<int64_t>(i)}}, {}, nullptr, frame});
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 }  // namespace
 
 size_t FunctionCore::KeyHash::operator()(const std::vector<int64_t>& key) const {
@@ -267,7 +256,9 @@ Trace& FunctionCore::add_trace(std::vector<int64_t> structure, std::vector<Tenso
     TraceContext context;
     TraceFrameScope frame(&context);
     context.frame = frame.id();
-    TraceRecord record{frame.id(), make_placeholders(t->specs, frame.id()), {}, {}};
+    std::vector<TensorMeta> metas;
+    for (const TensorSpec& spec : t->specs) metas.push_back({spec.dtype, spec.shape, spec.device});
+    TraceRecord record{frame.id(), make_placeholders(metas, frame.id()), {}, {}};
     TraceOutput out;
     try {
       out = trace(record.inputs);

@@ -10,7 +10,8 @@ namespace {
 
 class Builder {
  public:
-  Builder(const TraceRecord& record, const std::string& name) : record_(record), name_(name) {}
+  Builder(const TraceRecord& record, const std::string& name, std::vector<Tensor>* captures)
+      : record_(record), name_(name), captures_(captures) {}
 
   Graph build() {
     graph_.num_inputs = static_cast<int>(record_.inputs.size());
@@ -19,6 +20,8 @@ class Builder {
     for (const Tensor& out : record_.outputs) graph_.outputs.push_back(add(out));
     for (const auto& [variable, value] : record_.assignments)
       graph_.assignments.push_back({variable, add(value)});
+    // Captured values were numbered as they were met; placeholders keep their own index.
+    graph_.num_inputs += static_cast<int>(captured_);
     return std::move(graph_);
   }
 
@@ -28,6 +31,10 @@ class Builder {
   static const void* key(const Tensor& t) {
     return t.is_symbolic() ? static_cast<const void*>(t.node().get())
                            : static_cast<const void*>(t.impl());
+  }
+
+  bool is_foreign(const Tensor& t) const {
+    return t.is_symbolic() && t.node() != nullptr && t.node()->frame != record_.frame;
   }
 
   const Node* checked_node(const Tensor& t) const {
@@ -45,7 +52,7 @@ class Builder {
     std::vector<std::pair<Tensor, size_t>> stack{{root, 0}};
     while (!stack.empty()) {
       auto& [t, next] = stack.back();
-      if (t.is_symbolic()) {
+      if (t.is_symbolic() && !(captures_ != nullptr && is_foreign(t))) {
         const Node* node = checked_node(t);
         if (next < node->inputs.size()) {
           const Tensor& in = node->inputs[next++];
@@ -63,7 +70,11 @@ class Builder {
     if (ids_.count(key(t))) return;
     GraphNode n;
     n.meta = t.meta();
-    if (!t.is_symbolic()) {
+    if (captures_ != nullptr && is_foreign(t)) {
+      n.op = OpId::placeholder;
+      n.attrs = Attrs{{"index", static_cast<int64_t>(record_.inputs.size() + captured_++)}};
+      captures_->push_back(t);
+    } else if (!t.is_symbolic()) {
       n.op = OpId::constant;
       n.payload = std::make_shared<ConstantPayload>(t.detach());
     } else {
@@ -79,14 +90,28 @@ class Builder {
 
   const TraceRecord& record_;
   const std::string& name_;
+  std::vector<Tensor>* captures_;
+  size_t captured_ = 0;
   Graph graph_;
   std::unordered_map<const void*, int> ids_;
 };
 
 }  // namespace
 
-Graph build_graph(const TraceRecord& record, const std::string& function_name) {
-  return Builder(record, function_name).build();
+std::vector<Tensor> make_placeholders(const std::vector<TensorMeta>& metas, uint32_t frame) {
+  std::vector<Tensor> out;
+  for (size_t i = 0; i < metas.size(); ++i) {
+    Tensor t = Tensor::symbolic(metas[i]);
+    t.impl()->node = std::make_shared<Node>(
+        Node{OpId::placeholder, Attrs{{"index", static_cast<int64_t>(i)}}, {}, nullptr, frame});
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Graph build_graph(const TraceRecord& record, const std::string& function_name,
+                  std::vector<Tensor>* captures) {
+  return Builder(record, function_name, captures).build();
 }
 
 }  // namespace kiln::engine

@@ -17,8 +17,14 @@ struct TraceRecord {
   std::vector<std::pair<std::shared_ptr<VariableState>, Tensor>> assignments;
 };
 
-// Walks back from outputs and assignments. Concrete tensors become constants; a symbolic tensor
-// recorded by another trace is an error naming `function_name`.
-Graph build_graph(const TraceRecord& record, const std::string& function_name);
+// Symbolic tensors standing for a trace's arguments, recorded in `frame`.
+std::vector<Tensor> make_placeholders(const std::vector<TensorMeta>& metas, uint32_t frame);
+
+// Walks back from outputs and assignments. Concrete tensors become constants. A symbolic tensor
+// recorded by another trace is an error naming `function_name`, unless `captures` is given (a
+// subgraph of control flow): then it becomes one more placeholder, after the record's inputs,
+// and is appended to *captures for the enclosing graph to pass in.
+Graph build_graph(const TraceRecord& record, const std::string& function_name,
+                  std::vector<Tensor>* captures = nullptr);
 
 }  // namespace kiln::engine

@@ -30,11 +30,15 @@
 // Ops only the engine's passes create: a chain of elementwise ops run as one loop, its program
 // in the node's payload (framework/graph/fused_program.h).
 #define KILN_FUSED_OPS(X) X(fused_elementwise)
+
+// Control flow in traced graphs (engine/control_flow/): the branches or loop body are subgraphs in
+// the node's payload; the node yields a bundle whose values tuple_get picks out.
+#define KILN_CONTROL_OPS(X) X(cond) X(while_loop) X(tuple_get)
 // clang-format on
 
 #define KILN_PRIMITIVE_OPS(X) \
   KILN_UNARY_OPS(X) KILN_BINARY_OPS(X) KILN_REDUCE_OPS(X) KILN_OTHER_OPS(X)
-#define KILN_OPS(X) KILN_PRIMITIVE_OPS(X) KILN_GRAPH_OPS(X) KILN_FUSED_OPS(X)
+#define KILN_OPS(X) KILN_PRIMITIVE_OPS(X) KILN_GRAPH_OPS(X) KILN_FUSED_OPS(X) KILN_CONTROL_OPS(X)
 
 namespace kiln {
 

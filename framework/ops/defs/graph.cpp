@@ -13,6 +13,11 @@ TensorMeta infer_bound(std::span<const TensorMeta>, const Attrs&) {
   throw ShapeError("a graph boundary op has no shape inference; its value is bound when it runs");
 }
 
+// Their metas come from their subgraphs, which the engine plans; the op table never sees them.
+TensorMeta infer_planned(std::span<const TensorMeta>, const Attrs&) {
+  throw ShapeError("a control-flow op's metas come from its subgraphs; the engine plans them");
+}
+
 // Every input broadcasts to the output, as in the chain it replaces; the output dtype is an
 // attr because inference does not see the program.
 TensorMeta infer_fused_elementwise(std::span<const TensorMeta> in, const Attrs& attrs) {
@@ -29,6 +34,9 @@ void define_graph_ops(OpTable& t) {
   defs::def(t, OpId::constant, "constant", 0, infer_bound, nullptr);
   defs::def(t, OpId::read_variable, "read_variable", 0, infer_bound, nullptr);
   defs::def(t, OpId::fused_elementwise, "fused_elementwise", -1, infer_fused_elementwise, nullptr);
+  defs::def(t, OpId::cond, "cond", -1, infer_planned, nullptr);
+  defs::def(t, OpId::while_loop, "while_loop", -1, infer_planned, nullptr);
+  defs::def(t, OpId::tuple_get, "tuple_get", 1, infer_planned, nullptr);
 }
 
 }  // namespace kiln
