@@ -307,7 +307,8 @@ void Executable::make_steps() {
       }
       control.outputs.resize(n.op == OpId::cond ? first->output_metas().size()
                                                 : control.num_operands);
-      steps_.push_back(Step{nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size())});
+      steps_.push_back(
+          Step{nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size()), nullptr});
       controls_.push_back(std::move(control));
       continue;
     }
@@ -317,6 +318,9 @@ void Executable::make_steps() {
                " has no kernel for device ", meta.device);
     Step step{fn, {}, values_[static_cast<size_t>(node)], &n.attrs, n.payload.get()};
     for (int k : n.inputs) step.inputs.push_back(values_[static_cast<size_t>(k)]);
+    // Kernels with per-shape state (oneDNN primitives) build it now, from metas alone.
+    if (const PrepareFn prepare = op_def(n.op).prepare[static_cast<size_t>(meta.device.type)])
+      step.prepared = prepare(KernelContext{step.inputs, step.output, n.attrs, n.payload.get()});
     steps_.push_back(std::move(step));
   }
   stats_.kernel_steps = static_cast<int>(steps_.size());
@@ -434,7 +438,9 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
     }
   }
   for (const Step& s : steps_) {
-    if (s.fn != nullptr)
+    if (s.prepared != nullptr)
+      s.prepared->run(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+    else if (s.fn != nullptr)
       s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
     else
       run_control(controls_[static_cast<size_t>(s.control)]);

@@ -55,6 +55,7 @@ class Executable {
     const Attrs* attrs;
     const NodePayload* payload;
     int control = -1;  // index into controls_ for cond and while_loop steps (fn is null)
+    std::unique_ptr<PreparedKernel> prepared{};  // runs instead of fn when the kernel has one
   };
   // A cond or while_loop step: its subgraphs' plans run with slices of the node's inputs.
   struct ControlStep {

@@ -2,6 +2,7 @@
 // One entry of the op table: shape/dtype inference, gradient, optional view, one kernel per
 // backend. Inference works on unknown dims so the same entry serves tracing.
 #include <array>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -20,6 +21,18 @@ struct KernelContext {
   const NodePayload* payload = nullptr;  // the graph node's (a fused op's program)
 };
 using KernelFn = void (*)(const KernelContext&);
+
+// A kernel bound to one set of shapes and attrs: what the graph executor keeps per step so a
+// planned run neither looks up a primitive cache nor allocates (oneDNN primitives and memory
+// handles are made once; each run only points them at the data).
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  virtual void run(const KernelContext& c) const = 0;
+};
+// Called with the shapes, dtypes and attrs of a step (tensors without data); returns nullptr
+// where the plain kernel is as good (a reference loop, say).
+using PrepareFn = std::unique_ptr<PreparedKernel> (*)(const KernelContext& c);
 
 // Throws ShapeError with a reason; the dispatcher adds the op name and operands.
 using InferFn = TensorMeta (*)(std::span<const TensorMeta> inputs, const Attrs& attrs);
@@ -47,12 +60,16 @@ struct OpDef {
   GradFn grad = nullptr;  // nullptr: not differentiable (argmax, comparisons, ...)
   ViewFn view = nullptr;
   std::array<KernelFn, kNumDeviceTypes> kernels{};
+  std::array<PrepareFn, kNumDeviceTypes> prepare{};  // optional, per backend
 };
 
 class OpTable {
  public:
   OpDef& operator[](OpId op) { return defs_[static_cast<size_t>(op)]; }
   const OpDef& operator[](OpId op) const { return defs_[static_cast<size_t>(op)]; }
+  void set_prepare(OpId op, DeviceType device, PrepareFn fn) {
+    (*this)[op].prepare[static_cast<size_t>(device)] = fn;
+  }
   void set_kernel(OpId op, DeviceType device, KernelFn fn) {
     (*this)[op].kernels[static_cast<size_t>(device)] = fn;
   }

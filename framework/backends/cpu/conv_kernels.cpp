@@ -103,64 +103,104 @@ const ConvEntry& conv_entry(ConvPass pass, const ConvGeometry& g) {
   return cache.get(key, [&] { return make_entry(pass, g); });
 }
 
-void run_conv(ConvPass pass, const ConvGeometry& g, const Tensor& activation, const Tensor& kernel,
-              const Tensor& output) {
-  const ConvEntry& e = conv_entry(pass, g);
-  const memory user_kernel = onednn_memory(e.descs.weights, kernel);
-  const memory own_kernel = e.reorder ? memory(e.kernel_layout, onednn_engine()) : user_kernel;
-  const bool writes_kernel = pass == ConvPass::backward_filter;
-  if (e.reorder && !writes_kernel) {
-    onednn_execute(e.reorder, {{DNNL_ARG_FROM, user_kernel}, {DNNL_ARG_TO, own_kernel}});
+// One convolution pass bound to its shapes: the cached primitive, memory objects for the three
+// tensors and the primitive's own kernel buffer (when it wants another layout), made once.
+template <ConvPass kPass>
+class ConvCall {
+ public:
+  explicit ConvCall(const KernelContext& c)
+      : entry_(conv_entry(kPass, geometry(c))),
+        activation_(onednn_unbound(entry_.descs.src)),
+        user_kernel_(onednn_unbound(entry_.descs.weights)),
+        own_kernel_(entry_.reorder ? memory(entry_.kernel_layout, onednn_engine()) : user_kernel_),
+        output_(onednn_unbound(entry_.descs.dst)) {
+    const int src = kPass == ConvPass::backward_input ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
+    const int weights =
+        kPass == ConvPass::backward_filter ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
+    const int dst = kPass == ConvPass::forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
+    args_ = {{src, activation_}, {weights, own_kernel_}, {dst, output_}};
   }
-  const int src = pass == ConvPass::backward_input ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
-  const int weights = writes_kernel ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
-  const int dst = pass == ConvPass::forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
-  onednn_execute(e.primitive, {{src, onednn_memory(e.descs.src, activation)},
-                               {weights, own_kernel},
-                               {dst, onednn_memory(e.descs.dst, output)}});
-  if (e.reorder && writes_kernel) {
-    onednn_execute(e.reorder, {{DNNL_ARG_FROM, own_kernel}, {DNNL_ARG_TO, user_kernel}});
+
+  void run(const KernelContext& c) {
+    // The pass's (activation, kernel, output) among the op's inputs and output.
+    switch (kPass) {
+      case ConvPass::forward:
+        point(c.inputs[0], c.inputs[1], c.output);
+        break;
+      case ConvPass::backward_input:
+        point(c.output, c.inputs[1], c.inputs[0]);
+        break;
+      case ConvPass::backward_filter:
+        point(c.inputs[0], c.output, c.inputs[1]);
+        break;
+    }
+    const bool writes_kernel = kPass == ConvPass::backward_filter;
+    if (entry_.reorder && !writes_kernel)
+      onednn_execute(entry_.reorder, {{DNNL_ARG_FROM, user_kernel_}, {DNNL_ARG_TO, own_kernel_}});
+    onednn_execute(entry_.primitive, args_);
+    if (entry_.reorder && writes_kernel)
+      onednn_execute(entry_.reorder, {{DNNL_ARG_FROM, own_kernel_}, {DNNL_ARG_TO, user_kernel_}});
+  }
+
+ private:
+  static ConvGeometry geometry(const KernelContext& c) {
+    switch (kPass) {
+      case ConvPass::forward:
+        return conv_geometry(c.inputs[0].shape(), c.inputs[1].shape(), c.attrs);
+      case ConvPass::backward_input:
+        return conv_geometry(c.output.shape(), c.inputs[1].shape(), c.attrs);
+      case ConvPass::backward_filter:
+        break;
+    }
+    return conv_geometry(c.inputs[0].shape(), c.output.shape(), c.attrs);
+  }
+
+  void point(const Tensor& activation, const Tensor& kernel, const Tensor& output) {
+    onednn_point(activation_, activation);
+    onednn_point(user_kernel_, kernel);
+    onednn_point(output_, output);
+  }
+
+  const ConvEntry& entry_;
+  memory activation_, user_kernel_, own_kernel_, output_;
+  std::unordered_map<int, memory> args_;
+};
+
+template <ConvPass pass>
+void conv_kernel(const KernelContext& c) {
+  if (onednn_takes(c)) {
+    ConvCall<pass>(c).run(c);
+    return;
+  }
+  switch (pass) {
+    case ConvPass::forward:
+      reference::conv2d(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      break;
+    case ConvPass::backward_input:
+      reference::conv2d_backprop_input(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      break;
+    case ConvPass::backward_filter:
+      reference::conv2d_backprop_filter(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      break;
   }
 }
 
-void conv2d_kernel(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
-  const Tensor& w = c.inputs[1];
-  if (!onednn_takes(c)) {
-    reference::conv2d(x, w, c.output, c.attrs);
-    return;
-  }
-  run_conv(ConvPass::forward, conv_geometry(x.shape(), w.shape(), c.attrs), x, w, c.output);
-}
-
-void conv2d_backprop_input_kernel(const KernelContext& c) {
-  const Tensor& g = c.inputs[0];
-  const Tensor& w = c.inputs[1];
-  if (!onednn_takes(c)) {
-    reference::conv2d_backprop_input(g, w, c.output, c.attrs);
-    return;
-  }
-  run_conv(ConvPass::backward_input, conv_geometry(c.output.shape(), w.shape(), c.attrs), c.output,
-           w, g);
-}
-
-void conv2d_backprop_filter_kernel(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
-  const Tensor& g = c.inputs[1];
-  if (!onednn_takes(c)) {
-    reference::conv2d_backprop_filter(x, g, c.output, c.attrs);
-    return;
-  }
-  run_conv(ConvPass::backward_filter, conv_geometry(x.shape(), c.output.shape(), c.attrs), x,
-           c.output, g);
+template <ConvPass pass>
+std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& c) {
+  if (!onednn_takes(c)) return nullptr;
+  return std::make_unique<OnednnPrepared<ConvCall<pass>>>(c);
 }
 
 }  // namespace
 
 void register_conv_kernels(OpTable& t) {
-  t.set_kernel(OpId::conv2d, DeviceType::cpu, conv2d_kernel);
-  t.set_kernel(OpId::conv2d_backprop_input, DeviceType::cpu, conv2d_backprop_input_kernel);
-  t.set_kernel(OpId::conv2d_backprop_filter, DeviceType::cpu, conv2d_backprop_filter_kernel);
+  constexpr auto cpu = DeviceType::cpu;
+  t.set_kernel(OpId::conv2d, cpu, conv_kernel<ConvPass::forward>);
+  t.set_kernel(OpId::conv2d_backprop_input, cpu, conv_kernel<ConvPass::backward_input>);
+  t.set_kernel(OpId::conv2d_backprop_filter, cpu, conv_kernel<ConvPass::backward_filter>);
+  t.set_prepare(OpId::conv2d, cpu, prepare_conv<ConvPass::forward>);
+  t.set_prepare(OpId::conv2d_backprop_input, cpu, prepare_conv<ConvPass::backward_input>);
+  t.set_prepare(OpId::conv2d_backprop_filter, cpu, prepare_conv<ConvPass::backward_filter>);
 }
 
 }  // namespace kiln::cpu

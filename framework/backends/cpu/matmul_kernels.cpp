@@ -34,52 +34,98 @@ memory::desc operand_desc(int64_t batch, int64_t rows, int64_t cols, bool transp
   return memory::desc(dims, onednn_type(d), strides);
 }
 
-void matmul_kernel(const KernelContext& c) {
-  const Tensor& a = c.inputs[0];
-  const Tensor& b = c.inputs[1];
-  const bool ta = c.attrs.get_bool("transpose_a");
-  const bool tb = c.attrs.get_bool("transpose_b");
-  const DType dtype = c.output.dtype();
-  if (dtype != DType::f32 && dtype != DType::bf16) {
-    reference::matmul(a, b, c.output, ta, tb);
-    return;
-  }
-  const int64_t m = c.output.dim(-2), n = c.output.dim(-1);
-  const int64_t k = ta ? a.dim(-2) : a.dim(-1);
-  const int64_t batch = c.output.numel() / (m * n);
-  const int64_t a_batch = a.numel() / (m * k);
-  const int64_t b_batch = b.numel() / (k * n);
+// The problem sizes of a matmul and which path runs it.
+struct MatmulShape {
+  bool ta, tb;
+  DType dtype;
+  int64_t m, n, k, batch, a_batch, b_batch;
+
+  explicit MatmulShape(const KernelContext& c)
+      : ta(c.attrs.get_bool("transpose_a")),
+        tb(c.attrs.get_bool("transpose_b")),
+        dtype(c.output.dtype()),
+        m(c.output.dim(-2)),
+        n(c.output.dim(-1)),
+        k(ta ? c.inputs[0].dim(-2) : c.inputs[0].dim(-1)),
+        batch(c.output.numel() / (m * n)),
+        a_batch(c.inputs[0].numel() / (m * k)),
+        b_batch(c.inputs[1].numel() / (k * n)) {}
+
+  bool uses_reference() const { return dtype != DType::f32 && dtype != DType::bf16; }
   // One float32 GEMM (no batch, or a batch folded into the rows of an untransposed a against a
   // shared b) goes straight to dnnl_sgemm: the matmul primitive's per-call memory objects cost
   // ~1.5 us, most of a small layer's time, and sgemm is as fast at every size measured.
-  const bool folds_into_rows = b_batch == 1 && !ta && a_batch == batch;
-  if (dtype == DType::f32 && (batch == 1 || folds_into_rows)) {
+  bool uses_sgemm() const {
+    const bool folds_into_rows = b_batch == 1 && !ta && a_batch == batch;
+    return dtype == DType::f32 && (batch == 1 || folds_into_rows);
+  }
+};
+
+// The primitive path (bfloat16, batched float32) bound to its shapes: the cached primitive and
+// memory objects for a, b and the output, made once.
+class MatmulCall {
+ public:
+  explicit MatmulCall(const KernelContext& c)
+      : entry_(entry(MatmulShape(c))),
+        a_(onednn_unbound(entry_.a)),
+        b_(onednn_unbound(entry_.b)),
+        out_(onednn_unbound(entry_.c)),
+        args_{{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, out_}} {}
+
+  void run(const KernelContext& c) {
+    onednn_point(a_, c.inputs[0]);
+    onednn_point(b_, c.inputs[1]);
+    onednn_point(out_, c.output);
+    onednn_execute(entry_.primitive, args_);
+  }
+
+ private:
+  static const MatmulEntry& entry(const MatmulShape& s) {
+    const PrimitiveKey key{
+        {s.a_batch, s.b_batch, s.batch, s.m, s.n, s.k, s.ta, s.tb, static_cast<int64_t>(s.dtype)}};
+    return matmul_cache().get(key, [&] {
+      MatmulEntry e;
+      e.a = operand_desc(s.a_batch, s.m, s.k, s.ta, s.dtype);
+      e.b = operand_desc(s.b_batch, s.k, s.n, s.tb, s.dtype);
+      e.c = operand_desc(s.batch, s.m, s.n, false, s.dtype);
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c), onednn_engine());
+      e.primitive = dnnl::matmul(pd);
+      return e;
+    });
+  }
+
+  const MatmulEntry& entry_;
+  memory a_, b_, out_;
+  std::unordered_map<int, memory> args_;
+};
+
+void matmul_kernel(const KernelContext& c) {
+  const MatmulShape s(c);
+  if (s.uses_reference()) {
+    reference::matmul(c.inputs[0], c.inputs[1], c.output, s.ta, s.tb);
+  } else if (s.uses_sgemm()) {
     const dnnl_status_t status =
-        dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', batch * m, n, k, 1.0f, a.data<float>(),
-                   ta ? m : k, b.data<float>(), tb ? k : n, 0.0f, c.output.data<float>(), n);
+        dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.batch * s.m, s.n, s.k, 1.0f,
+                   c.inputs[0].data<float>(), s.ta ? s.m : s.k, c.inputs[1].data<float>(),
+                   s.tb ? s.k : s.n, 0.0f, c.output.data<float>(), s.n);
     KILN_CHECK(status == dnnl_success, "kiln::ops::matmul: dnnl_sgemm failed with status ",
                static_cast<int>(status));
-    return;
+  } else {
+    MatmulCall(c).run(c);
   }
-  const PrimitiveKey key{{a_batch, b_batch, batch, m, n, k, ta, tb, static_cast<int64_t>(dtype)}};
-  const MatmulEntry& entry = matmul_cache().get(key, [&] {
-    MatmulEntry e;
-    e.a = operand_desc(a_batch, m, k, ta, dtype);
-    e.b = operand_desc(b_batch, k, n, tb, dtype);
-    e.c = operand_desc(batch, m, n, false, dtype);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c), onednn_engine());
-    e.primitive = dnnl::matmul(pd);
-    return e;
-  });
-  onednn_execute(entry.primitive, {{DNNL_ARG_SRC, onednn_memory(entry.a, a)},
-                                   {DNNL_ARG_WEIGHTS, onednn_memory(entry.b, b)},
-                                   {DNNL_ARG_DST, onednn_memory(entry.c, c.output)}});
+}
+
+std::unique_ptr<PreparedKernel> prepare_matmul(const KernelContext& c) {
+  const MatmulShape s(c);
+  if (s.uses_reference() || s.uses_sgemm()) return nullptr;
+  return std::make_unique<OnednnPrepared<MatmulCall>>(c);
 }
 
 }  // namespace
 
 void register_matmul_kernels(OpTable& t) {
   t.set_kernel(OpId::matmul, DeviceType::cpu, matmul_kernel);
+  t.set_prepare(OpId::matmul, DeviceType::cpu, prepare_matmul);
 }
 
 }  // namespace kiln::cpu

@@ -34,6 +34,28 @@ inline dnnl::memory onednn_memory(const dnnl::memory::desc& desc, const Tensor& 
   return dnnl::memory(desc, onednn_engine(), t.raw_data());
 }
 
+// A memory object for desc whose data pointer is set per run (set_data_handle): made once per
+// prepared step instead of per call.
+inline dnnl::memory onednn_unbound(const dnnl::memory::desc& desc) {
+  return dnnl::memory(desc, onednn_engine(), DNNL_MEMORY_NONE);
+}
+
+inline void onednn_point(dnnl::memory& m, const Tensor& t) {
+  m.set_data_handle(t.raw_data());
+}
+
+// A PreparedKernel over a call object built once from the step's shapes (Call(c)), whose
+// run(c) then only points its memory objects at the data.
+template <typename Call>
+class OnednnPrepared : public PreparedKernel {
+ public:
+  explicit OnednnPrepared(const KernelContext& c) : call_(c) {}
+  void run(const KernelContext& c) const override { call_.run(c); }
+
+ private:
+  mutable Call call_;  // runs are serialized by the executor; only data handles change
+};
+
 // Runs p on this thread's stream and waits, so the output is complete when the kernel returns.
 inline void onednn_execute(const dnnl::primitive& p,
                            const std::unordered_map<int, dnnl::memory>& args) {

@@ -72,67 +72,111 @@ const PoolEntry& pool_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bo
   return cache.get(key, [&] { return make_entry(g, algorithm, backward); });
 }
 
-void pool_forward(const KernelContext& c, dnnl::algorithm algorithm) {
-  const Tensor& x = c.inputs[0];
-  const PoolEntry& e = pool_entry(pool_geometry(x.shape(), c.attrs), algorithm, false);
-  onednn_execute(e.forward, {{DNNL_ARG_SRC, onednn_memory(e.descs.src, x)},
-                             {DNNL_ARG_DST, onednn_memory(e.descs.dst, c.output)}});
+enum class PoolOp { max_forward, avg_forward, max_backward, avg_backward };
+
+constexpr dnnl::algorithm algorithm_of(PoolOp op) {
+  return op == PoolOp::max_forward || op == PoolOp::max_backward ? kMax : kAvg;
+}
+constexpr bool is_backward(PoolOp op) {
+  return op == PoolOp::max_backward || op == PoolOp::avg_backward;
 }
 
-void max_pool2d_kernel(const KernelContext& c) {
-  if (!onednn_takes(c)) {
-    reference::max_pool2d(c.inputs[0], c.output, c.attrs);
+// One pooling op bound to its shapes: the cached primitives and their memory objects. The max
+// gradient re-runs the training forward for its argmax positions (nothing keeps a forward's
+// workspace until the gradient runs); its workspace and pooled output are allocated here, once.
+template <PoolOp kOp>
+class PoolCall {
+ public:
+  explicit PoolCall(const KernelContext& c)
+      : entry_(pool_entry(pool_geometry(geometry_source(c).shape(), c.attrs), algorithm_of(kOp),
+                          is_backward(kOp))),
+        src_(onednn_unbound(entry_.descs.src)),
+        dst_(onednn_unbound(entry_.descs.dst)),
+        diff_src_(onednn_unbound(entry_.descs.src)) {
+    if constexpr (kOp == PoolOp::max_backward) {
+      const memory workspace(entry_.workspace, onednn_engine());
+      forward_args_ = {{DNNL_ARG_SRC, src_},
+                       {DNNL_ARG_DST, memory(entry_.descs.dst, onednn_engine())},
+                       {DNNL_ARG_WORKSPACE, workspace}};
+      args_ = {{DNNL_ARG_DIFF_DST, dst_},
+               {DNNL_ARG_DIFF_SRC, diff_src_},
+               {DNNL_ARG_WORKSPACE, workspace}};
+    } else if constexpr (is_backward(kOp)) {
+      args_ = {{DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_SRC, diff_src_}};
+    } else {
+      args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
+    }
+  }
+
+  void run(const KernelContext& c) {
+    if constexpr (kOp == PoolOp::max_backward) {
+      onednn_point(src_, c.inputs[0]);
+      onednn_execute(entry_.forward, forward_args_);
+      onednn_point(dst_, c.inputs[1]);
+      onednn_point(diff_src_, c.output);
+      onednn_execute(entry_.backward, args_);
+    } else if constexpr (is_backward(kOp)) {
+      onednn_point(dst_, c.inputs[0]);
+      onednn_point(diff_src_, c.output);
+      onednn_execute(entry_.backward, args_);
+    } else {
+      onednn_point(src_, c.inputs[0]);
+      onednn_point(dst_, c.output);
+      onednn_execute(entry_.forward, args_);
+    }
+  }
+
+ private:
+  // The tensor with the pooling's input shape: x, or the output of avg_pool2d_grad.
+  static const Tensor& geometry_source(const KernelContext& c) {
+    return kOp == PoolOp::avg_backward ? c.output : c.inputs[0];
+  }
+
+  const PoolEntry& entry_;
+  memory src_, dst_, diff_src_;  // dst_ holds the output gradient in backward ops
+  std::unordered_map<int, memory> forward_args_, args_;
+};
+
+template <PoolOp kOp>
+void pool_kernel(const KernelContext& c) {
+  if (onednn_takes(c)) {
+    PoolCall<kOp>(c).run(c);
     return;
   }
-  pool_forward(c, kMax);
+  switch (kOp) {
+    case PoolOp::max_forward:
+      reference::max_pool2d(c.inputs[0], c.output, c.attrs);
+      break;
+    case PoolOp::avg_forward:
+      reference::avg_pool2d(c.inputs[0], c.output, c.attrs);
+      break;
+    case PoolOp::max_backward:
+      reference::max_pool2d_grad(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      break;
+    case PoolOp::avg_backward:
+      reference::avg_pool2d_grad(c.inputs[0], c.output, c.attrs);
+      break;
+  }
 }
 
-void avg_pool2d_kernel(const KernelContext& c) {
-  if (!onednn_takes(c)) {
-    reference::avg_pool2d(c.inputs[0], c.output, c.attrs);
-    return;
-  }
-  pool_forward(c, kAvg);
-}
-
-void max_pool2d_grad_kernel(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
-  const Tensor& g = c.inputs[1];
-  if (!onednn_takes(c)) {
-    reference::max_pool2d_grad(x, g, c.output, c.attrs);
-    return;
-  }
-  const PoolEntry& e = pool_entry(pool_geometry(x.shape(), c.attrs), kMax, true);
-  // Nothing keeps a max pool's workspace (its argmax positions) until its gradient runs, so the
-  // gradient re-runs the training forward to get one.
-  const memory workspace(e.workspace, onednn_engine());
-  const memory pooled(e.descs.dst, onednn_engine());
-  onednn_execute(e.forward, {{DNNL_ARG_SRC, onednn_memory(e.descs.src, x)},
-                             {DNNL_ARG_DST, pooled},
-                             {DNNL_ARG_WORKSPACE, workspace}});
-  onednn_execute(e.backward, {{DNNL_ARG_DIFF_DST, onednn_memory(e.descs.dst, g)},
-                              {DNNL_ARG_DIFF_SRC, onednn_memory(e.descs.src, c.output)},
-                              {DNNL_ARG_WORKSPACE, workspace}});
-}
-
-void avg_pool2d_grad_kernel(const KernelContext& c) {
-  const Tensor& g = c.inputs[0];
-  if (!onednn_takes(c)) {
-    reference::avg_pool2d_grad(g, c.output, c.attrs);
-    return;
-  }
-  const PoolEntry& e = pool_entry(pool_geometry(c.output.shape(), c.attrs), kAvg, true);
-  onednn_execute(e.backward, {{DNNL_ARG_DIFF_DST, onednn_memory(e.descs.dst, g)},
-                              {DNNL_ARG_DIFF_SRC, onednn_memory(e.descs.src, c.output)}});
+template <PoolOp kOp>
+std::unique_ptr<PreparedKernel> prepare_pool(const KernelContext& c) {
+  if (!onednn_takes(c)) return nullptr;
+  return std::make_unique<OnednnPrepared<PoolCall<kOp>>>(c);
 }
 
 }  // namespace
 
 void register_pool_kernels(OpTable& t) {
-  t.set_kernel(OpId::max_pool2d, DeviceType::cpu, max_pool2d_kernel);
-  t.set_kernel(OpId::max_pool2d_grad, DeviceType::cpu, max_pool2d_grad_kernel);
-  t.set_kernel(OpId::avg_pool2d, DeviceType::cpu, avg_pool2d_kernel);
-  t.set_kernel(OpId::avg_pool2d_grad, DeviceType::cpu, avg_pool2d_grad_kernel);
+  constexpr auto cpu = DeviceType::cpu;
+  t.set_kernel(OpId::max_pool2d, cpu, pool_kernel<PoolOp::max_forward>);
+  t.set_kernel(OpId::avg_pool2d, cpu, pool_kernel<PoolOp::avg_forward>);
+  t.set_kernel(OpId::max_pool2d_grad, cpu, pool_kernel<PoolOp::max_backward>);
+  t.set_kernel(OpId::avg_pool2d_grad, cpu, pool_kernel<PoolOp::avg_backward>);
+  t.set_prepare(OpId::max_pool2d, cpu, prepare_pool<PoolOp::max_forward>);
+  t.set_prepare(OpId::avg_pool2d, cpu, prepare_pool<PoolOp::avg_forward>);
+  t.set_prepare(OpId::max_pool2d_grad, cpu, prepare_pool<PoolOp::max_backward>);
+  t.set_prepare(OpId::avg_pool2d_grad, cpu, prepare_pool<PoolOp::avg_backward>);
 }
 
 }  // namespace kiln::cpu
