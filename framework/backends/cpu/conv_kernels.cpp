@@ -188,7 +188,7 @@ void conv_kernel(const KernelContext& c) {
 template <ConvPass pass>
 std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& c) {
   if (!onednn_takes(c)) return nullptr;
-  return std::make_unique<OnednnPrepared<ConvCall<pass>>>(c);
+  return std::make_unique<PreparedCall<ConvCall<pass>>>(c);
 }
 
 }  // namespace

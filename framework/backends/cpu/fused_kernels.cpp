@@ -12,6 +12,7 @@
 #include "framework/backends/cpu/broadcast_plan.h"
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/parallel.h"
+#include "framework/backends/cpu/prepared_call.h"
 #include "framework/graph/fused_program.h"
 #include "framework/ops/elementwise_dispatch.h"
 
@@ -112,23 +113,25 @@ void gather(const void* data, const BroadcastPlan<1>& plan, int64_t begin, int64
 
 // How a block of one input is read: in place when it already is a C array of the output's
 // size, as its one value when it is a splat, else gathered (broadcast, scalar, bool) into its
-// scratch slot.
+// scratch slot. Built from the input's meta; bind() points it at the data of a run.
 template <typename C>
 class InputReader {
  public:
-  InputReader(const Tensor& in, const Shape& out, bool splat) : data_(in.raw_data()) {
-    KILN_CHECK(in.dtype() == dtype_of<C>() || in.dtype() == DType::boolean,
-               "fused_elementwise: an input of dtype ", dtype_name(in.dtype()),
-               " in a program computing in ", dtype_name(dtype_of<C>()));
-    const bool is_bool = in.dtype() == DType::boolean;
-    if (splat) {
-      splat_ = true;
-      value_ = is_bool ? static_cast<C>(*static_cast<const bool*>(data_))
-                       : *static_cast<const C*>(data_);
-    } else if (is_bool || in.numel() != out.numel()) {
-      plan_.emplace(std::array<const Shape*, 1>{&in.shape()}, out);
-      load_ = is_bool ? &gather<bool, C> : &gather<C, C>;
+  InputReader(const TensorMeta& in, const Shape& out, bool splat)
+      : is_bool_(in.dtype == DType::boolean), splat_(splat) {
+    KILN_CHECK(in.dtype == dtype_of<C>() || is_bool_, "fused_elementwise: an input of dtype ",
+               dtype_name(in.dtype), " in a program computing in ", dtype_name(dtype_of<C>()));
+    if (!splat && (is_bool_ || in.shape.numel() != out.numel())) {
+      plan_.emplace(std::array<const Shape*, 1>{&in.shape}, out);
+      load_ = is_bool_ ? &gather<bool, C> : &gather<C, C>;
     }
+  }
+
+  void bind(const Tensor& in) {
+    data_ = in.raw_data();
+    if (splat_)
+      value_ = is_bool_ ? static_cast<C>(*static_cast<const bool*>(data_))
+                        : *static_cast<const C*>(data_);
   }
 
   bool needs_slot() const { return plan_.has_value(); }
@@ -141,8 +144,9 @@ class InputReader {
   }
 
  private:
-  const void* data_;
-  bool splat_ = false;
+  bool is_bool_;
+  bool splat_;
+  const void* data_ = nullptr;
   C value_{};
   std::optional<BroadcastPlan<1>> plan_;
   void (*load_)(const void*, const BroadcastPlan<1>&, int64_t, int64_t, C*) = nullptr;
@@ -180,7 +184,7 @@ struct Plan {
     };
     readers.reserve(num_inputs);
     for (size_t k = 0; k < num_inputs; ++k) {
-      readers.emplace_back(c.inputs[k], c.output.shape(), splat[k]);
+      readers.emplace_back(c.inputs[k].meta(), c.output.shape(), splat[k]);
       reader_slots.push_back(readers.back().needs_slot() ? take_slot() : -1);
     }
     const auto& ins = program.instructions;
@@ -229,57 +233,93 @@ struct Plan {
   }
 };
 
-template <typename C>
-void run_program(const FusedProgram& program, const KernelContext& c) {
-  // A C output takes the last instruction's result directly; a bool one is converted from it.
-  const bool direct_out = c.output.dtype() == dtype_of<C>();
-  const Plan<C> plan(program, c, direct_out);
-  C* out_c = direct_out ? static_cast<C*>(c.output.raw_data()) : nullptr;
-  bool* out_bool = direct_out ? nullptr : static_cast<bool*>(c.output.raw_data());
-  const size_t num_inputs = plan.readers.size();
-
-  parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-    const auto block = static_cast<size_t>(std::min(kBlock, end - begin));
-    const auto scratch =
-        std::make_unique_for_overwrite<C[]>(static_cast<size_t>(plan.num_slots) * block);
-    auto slot = [&](int s) {
-      return s < 0 ? nullptr : scratch.get() + static_cast<size_t>(s) * block;
-    };
-    std::vector<const C*> regs(num_inputs + plan.steps.size());
-    for (int64_t pos = begin; pos < end; pos += kBlock) {
-      const int64_t n = std::min(kBlock, end - pos);
-      for (size_t k = 0; k < num_inputs; ++k)
-        regs[k] = plan.readers[k].read(pos, n, slot(plan.reader_slots[k]));
-      for (size_t k = 0; k < plan.steps.size(); ++k) {
-        const Step<C>& step = plan.steps[k];
-        const std::array<const C*, 3> args{regs[static_cast<size_t>(step.operands[0])],
-                                           regs[static_cast<size_t>(step.operands[1])],
-                                           regs[static_cast<size_t>(step.operands[2])]};
-        C* result = step.slot < 0 ? out_c + pos : slot(step.slot);
-        step.run(args.data(), result, n);
-        regs[num_inputs + k] = result;
-      }
-      if (!direct_out) {
-        const C* last = regs.back();
-        for (int64_t i = 0; i < n; ++i) out_bool[pos + i] = last[i] != C(0);
-      }
-    }
-  });
-}
-
-void fused_elementwise_kernel(const KernelContext& c) {
+const FusedProgram& program_of(const KernelContext& c) {
   const auto* program = dynamic_cast<const FusedProgram*>(c.payload);
   KILN_CHECK(program != nullptr, "fused_elementwise: the node carries no fused program");
   KILN_CHECK(!program->instructions.empty(), "fused_elementwise: an empty program");
-  visit_dtypes<dtype_bit(DType::f32) | dtype_bit(DType::f64)>(
-      program->compute_dtype, "fused_elementwise",
-      [&]<typename C>() { run_program<C>(*program, c); });
+  return *program;
+}
+
+// A fused program bound to one step's shapes: its plan, and per pool thread the scratch slots
+// and register table, made once; run() binds the inputs and output and runs the blocks.
+template <typename C>
+class FusedCall {
+ public:
+  explicit FusedCall(const KernelContext& c)
+      : direct_out_(c.output.dtype() == dtype_of<C>()),
+        plan_(program_of(c), c, direct_out_),
+        block_(static_cast<size_t>(std::min(kBlock, std::max<int64_t>(c.output.numel(), 1)))) {
+    for (int t = 0; t < omp_get_max_threads(); ++t) {
+      scratch_.push_back(std::make_unique_for_overwrite<C[]>(
+          std::max<size_t>(static_cast<size_t>(plan_.num_slots) * block_, 1)));
+      regs_.emplace_back(plan_.readers.size() + plan_.steps.size());
+    }
+  }
+
+  void run(const KernelContext& c) {
+    // A C output takes the last instruction's result directly; a bool one is converted from it.
+    C* out_c = direct_out_ ? static_cast<C*>(c.output.raw_data()) : nullptr;
+    bool* out_bool = direct_out_ ? nullptr : static_cast<bool*>(c.output.raw_data());
+    for (size_t k = 0; k < plan_.readers.size(); ++k) plan_.readers[k].bind(c.inputs[k]);
+    const size_t num_inputs = plan_.readers.size();
+    parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
+      const auto thread = static_cast<size_t>(omp_get_thread_num());
+      KILN_CHECK(thread < scratch_.size(), "fused_elementwise: planned for ", scratch_.size(),
+                 " threads, running on more");
+      C* scratch = scratch_[thread].get();
+      std::vector<const C*>& regs = regs_[thread];
+      auto slot = [&](int s) {
+        return s < 0 ? nullptr : scratch + static_cast<size_t>(s) * block_;
+      };
+      for (int64_t pos = begin; pos < end; pos += kBlock) {
+        const int64_t n = std::min(kBlock, end - pos);
+        for (size_t k = 0; k < num_inputs; ++k)
+          regs[k] = plan_.readers[k].read(pos, n, slot(plan_.reader_slots[k]));
+        for (size_t k = 0; k < plan_.steps.size(); ++k) {
+          const Step<C>& step = plan_.steps[k];
+          const std::array<const C*, 3> args{regs[static_cast<size_t>(step.operands[0])],
+                                             regs[static_cast<size_t>(step.operands[1])],
+                                             regs[static_cast<size_t>(step.operands[2])]};
+          C* result = step.slot < 0 ? out_c + pos : slot(step.slot);
+          step.run(args.data(), result, n);
+          regs[num_inputs + k] = result;
+        }
+        if (!direct_out_) {
+          const C* last = regs.back();
+          for (int64_t i = 0; i < n; ++i) out_bool[pos + i] = last[i] != C(0);
+        }
+      }
+    });
+  }
+
+ private:
+  bool direct_out_;
+  Plan<C> plan_;
+  size_t block_;
+  std::vector<std::unique_ptr<C[]>> scratch_;
+  std::vector<std::vector<const C*>> regs_;
+};
+
+constexpr uint32_t kFusedDTypes = dtype_bit(DType::f32) | dtype_bit(DType::f64);
+
+void fused_elementwise_kernel(const KernelContext& c) {
+  visit_dtypes<kFusedDTypes>(program_of(c).compute_dtype, "fused_elementwise",
+                             [&]<typename C>() { FusedCall<C>(c).run(c); });
+}
+
+std::unique_ptr<PreparedKernel> prepare_fused_elementwise(const KernelContext& c) {
+  std::unique_ptr<PreparedKernel> prepared;
+  visit_dtypes<kFusedDTypes>(program_of(c).compute_dtype, "fused_elementwise", [&]<typename C>() {
+    prepared = std::make_unique<PreparedCall<FusedCall<C>>>(c);
+  });
+  return prepared;
 }
 
 }  // namespace
 
 void register_fused_kernels(OpTable& t) {
   t.set_kernel(OpId::fused_elementwise, DeviceType::cpu, fused_elementwise_kernel);
+  t.set_prepare(OpId::fused_elementwise, DeviceType::cpu, prepare_fused_elementwise);
 }
 
 }  // namespace kiln::cpu

@@ -118,7 +118,7 @@ void matmul_kernel(const KernelContext& c) {
 std::unique_ptr<PreparedKernel> prepare_matmul(const KernelContext& c) {
   const MatmulShape s(c);
   if (s.uses_reference() || s.uses_sgemm()) return nullptr;
-  return std::make_unique<OnednnPrepared<MatmulCall>>(c);
+  return std::make_unique<PreparedCall<MatmulCall>>(c);
 }
 
 }  // namespace

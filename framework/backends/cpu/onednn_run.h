@@ -7,6 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "framework/backends/cpu/onednn_context.h"
+#include "framework/backends/cpu/prepared_call.h"
 #include "framework/ops/op_def.h"
 #include "framework/tensor/tensor.h"
 
@@ -43,18 +44,6 @@ inline dnnl::memory onednn_unbound(const dnnl::memory::desc& desc) {
 inline void onednn_point(dnnl::memory& m, const Tensor& t) {
   m.set_data_handle(t.raw_data());
 }
-
-// A PreparedKernel over a call object built once from the step's shapes (Call(c)), whose
-// run(c) then only points its memory objects at the data.
-template <typename Call>
-class OnednnPrepared : public PreparedKernel {
- public:
-  explicit OnednnPrepared(const KernelContext& c) : call_(c) {}
-  void run(const KernelContext& c) const override { call_.run(c); }
-
- private:
-  mutable Call call_;  // runs are serialized by the executor; only data handles change
-};
 
 // Runs p on this thread's stream and waits, so the output is complete when the kernel returns.
 inline void onednn_execute(const dnnl::primitive& p,

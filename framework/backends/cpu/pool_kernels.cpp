@@ -162,7 +162,7 @@ void pool_kernel(const KernelContext& c) {
 template <PoolOp kOp>
 std::unique_ptr<PreparedKernel> prepare_pool(const KernelContext& c) {
   if (!onednn_takes(c)) return nullptr;
-  return std::make_unique<OnednnPrepared<PoolCall<kOp>>>(c);
+  return std::make_unique<PreparedCall<PoolCall<kOp>>>(c);
 }
 
 }  // namespace
