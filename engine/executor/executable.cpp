@@ -6,6 +6,7 @@
 
 #include "engine/graph/op_traits.h"
 #include "engine/graph/subgraphs.h"
+#include "framework/core/convert.h"
 #include "framework/core/error.h"
 #include "framework/ops/dispatch.h"
 
@@ -292,24 +293,10 @@ void Executable::make_steps() {
     const GraphNode& n = g.nodes[static_cast<size_t>(node)];
     const TensorMeta& meta = metas_[static_cast<size_t>(node)];
     if (n.op == OpId::cond || n.op == OpId::while_loop) {
-      const auto [first, second] = subplans_of_[static_cast<size_t>(node)];
-      ControlStep control{
-          n.op, {}, std::move(bundle_values[static_cast<size_t>(node)]), first, second, 0, 0};
-      for (int k : n.inputs) control.inputs.push_back(values_[static_cast<size_t>(k)]);
-      if (n.op == OpId::cond) {
-        const auto& p = static_cast<const CondPayload&>(*n.payload);
-        control.num_operands = p.num_operands;
-        control.first_captures = p.then_captures;
-      } else {
-        const auto& p = static_cast<const WhileLoopPayload&>(*n.payload);
-        control.num_operands = p.num_vars;
-        control.first_captures = p.cond_captures;
-      }
-      control.outputs.resize(n.op == OpId::cond ? first->output_metas().size()
-                                                : control.num_operands);
       steps_.push_back(
           Step{nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size()), nullptr});
-      controls_.push_back(std::move(control));
+      controls_.push_back(make_control(n, static_cast<size_t>(node),
+                                       std::move(bundle_values[static_cast<size_t>(node)])));
       continue;
     }
     if (meta.shape.numel() == 0) continue;
@@ -324,6 +311,64 @@ void Executable::make_steps() {
     steps_.push_back(std::move(step));
   }
   stats_.kernel_steps = static_cast<int>(steps_.size());
+  // An output whose buffer no earlier output took is computed straight into the caller's tensor.
+  std::vector<int> taken;
+  for (int o : g.outputs) {
+    const int b = buffer_of_[static_cast<size_t>(o)];
+    const bool direct = buffers_[static_cast<size_t>(b)].kind == BufferKind::output &&
+                        std::find(taken.begin(), taken.end(), b) == taken.end();
+    direct_output_.push_back(direct);
+    if (direct) taken.push_back(b);
+  }
+  assignment_sources_.resize(g.assignments.size());
+}
+
+Executable::ControlStep Executable::make_control(const GraphNode& n, size_t node,
+                                                 std::vector<Tensor> outputs) {
+  const auto [first, second] = subplans_of_[node];
+  ControlStep c{n.op, {}, std::move(outputs), first, second, {}, {}, {}, {}};
+  std::vector<Tensor> in;
+  for (int k : n.inputs) in.push_back(values_[static_cast<size_t>(k)]);
+  auto range = [&](size_t begin, size_t count) {
+    return std::vector<Tensor>(in.begin() + static_cast<ptrdiff_t>(begin),
+                               in.begin() + static_cast<ptrdiff_t>(begin + count));
+  };
+  auto joined = [](std::vector<Tensor> head, const std::vector<Tensor>& tail) {
+    head.insert(head.end(), tail.begin(), tail.end());
+    return head;
+  };
+  auto fresh = [&](const std::vector<TensorMeta>& metas) {
+    std::vector<Tensor> out;
+    for (const TensorMeta& m : metas) out.push_back(Tensor::empty(m.shape, m.dtype, m.device));
+    return out;
+  };
+  const std::vector<TensorMeta> results =
+      n.op == OpId::cond ? first->output_metas() : second->output_metas();
+  c.outputs.resize(results.size());
+  for (size_t i = 0; i < results.size(); ++i)
+    if (!c.outputs[i].defined())
+      c.outputs[i] = Tensor::empty(results[i].shape, results[i].dtype, results[i].device);
+  if (n.op == OpId::cond) {
+    const auto& p = static_cast<const CondPayload&>(*n.payload);
+    c.pred = in[0];
+    const std::vector<Tensor> operands = range(1, p.num_operands);
+    c.first_inputs[0] = joined(operands, range(1 + p.num_operands, p.then_captures));
+    c.second_inputs[0] =
+        joined(operands, range(1 + p.num_operands + p.then_captures, p.else_captures));
+    return c;
+  }
+  const auto& p = static_cast<const WhileLoopPayload&>(*n.payload);
+  const std::vector<Tensor> cond_captures = range(p.num_vars, p.cond_captures);
+  const std::vector<Tensor> body_captures = range(p.num_vars + p.cond_captures, p.body_captures);
+  c.vars[0] = fresh(results);
+  c.vars[1] = fresh(results);
+  c.flag = fresh(first->output_metas())[0];
+  const std::vector<Tensor> sources[3] = {range(0, p.num_vars), c.vars[0], c.vars[1]};
+  for (int s = 0; s < 3; ++s) {
+    c.first_inputs[s] = joined(sources[s], cond_captures);
+    c.second_inputs[s] = joined(sources[s], body_captures);
+  }
+  return c;
 }
 
 std::string Executable::plan_text() const {
@@ -367,31 +412,38 @@ std::string Executable::plan_text() const {
   return out.str();
 }
 
+namespace {
+
+// Whether a one-element tensor is nonzero, read in place (no allocation) on the CPU.
+bool truthy(const Tensor& t) {
+  if (!t.device().is_cpu()) return t.item<bool>();
+  double value = 0;
+  convert_buffer(t.raw_data(), t.dtype(), &value, DType::f64, 1);
+  return value != 0;
+}
+
+}  // namespace
+
 void Executable::run_control(const ControlStep& c) {
-  auto slice = [&](std::vector<Tensor> head, size_t begin, size_t count) {
-    head.insert(head.end(), c.inputs.begin() + static_cast<ptrdiff_t>(begin),
-                c.inputs.begin() + static_cast<ptrdiff_t>(begin + count));
-    return head;
-  };
-  std::vector<Tensor> results;
   if (c.op == OpId::cond) {
-    const std::vector<Tensor> operands = slice({}, 1, c.num_operands);
-    const size_t captures = 1 + c.num_operands;
-    if (c.inputs[0].item<bool>()) {
-      results = c.first->run(slice(operands, captures, c.first_captures));
-    } else {
-      const size_t else_captures = c.inputs.size() - captures - c.first_captures;
-      results = c.second->run(slice(operands, captures + c.first_captures, else_captures));
-    }
-  } else {
-    results = slice({}, 0, c.num_operands);
-    const size_t body_begin = c.num_operands + c.first_captures;
-    const size_t body_captures = c.inputs.size() - body_begin;
-    while (c.first->run(slice(results, c.num_operands, c.first_captures))[0].item<bool>())
-      results = c.second->run(slice(results, body_begin, body_captures));
+    if (truthy(c.pred))
+      c.first->run_into(c.first_inputs[0], c.outputs);
+    else
+      c.second->run_into(c.second_inputs[0], c.outputs);
+    return;
   }
-  for (size_t i = 0; i < c.outputs.size(); ++i)
-    if (c.outputs[i].defined()) copy_into(c.outputs[i], results[i]);
+  // Source 0 is the loop's inputs; the body writes buffers 1 and 2 in turn, never the one it
+  // reads.
+  int source = 0;
+  while (true) {
+    c.first->run_into(c.first_inputs[source], std::span(&c.flag, 1));
+    if (!truthy(c.flag)) break;
+    const int next = source == 1 ? 2 : 1;
+    c.second->run_into(c.second_inputs[source], c.vars[next - 1]);
+    source = next;
+  }
+  const std::vector<Tensor>& final_vars = c.second_inputs[source];
+  for (size_t i = 0; i < c.outputs.size(); ++i) copy_into(c.outputs[i], final_vars[i]);
 }
 
 void Executable::bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset) {
@@ -407,6 +459,17 @@ void Executable::unbind() {
 }
 
 std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
+  std::vector<Tensor> outputs;
+  outputs.reserve(graph_->outputs.size());
+  for (int o : graph_->outputs) {
+    const TensorMeta& m = metas_[static_cast<size_t>(o)];
+    outputs.push_back(Tensor::empty(m.shape, m.dtype, m.device));
+  }
+  run_into(inputs, outputs);
+  return outputs;
+}
+
+void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
   const Graph& g = *graph_;
   struct Unbind {
     Executable* self;
@@ -414,28 +477,24 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
   } unbind_at_exit{this};
 
   for (Buffer& b : buffers_) {
-    switch (b.kind) {
-      case BufferKind::input: {
-        const TensorImpl& arg = *inputs[static_cast<size_t>(b.source)].impl();
-        bind(b, arg.storage, arg.offset);
-        break;
-      }
-      case BufferKind::variable: {
-        const auto variable = g.variable(b.source);
-        const Tensor& value = variable->value;
-        KILN_CHECK(value.meta().shape == metas_[static_cast<size_t>(b.source)].shape, "variable '",
-                   variable->name, "' is now ", describe(value.meta()),
-                   " but the graph was planned for ",
-                   describe(metas_[static_cast<size_t>(b.source)]));
-        bind(b, value.impl()->storage, value.impl()->offset);
-        break;
-      }
-      case BufferKind::output:
-        bind(b, Storage::allocate(device_, b.bytes), 0);
-        break;
-      default:
-        break;
+    if (b.kind == BufferKind::input) {
+      const TensorImpl& arg = *inputs[static_cast<size_t>(b.source)].impl();
+      bind(b, arg.storage, arg.offset);
+    } else if (b.kind == BufferKind::variable) {
+      const auto variable = g.variable(b.source);
+      const Tensor& value = variable->value;
+      KILN_CHECK(value.meta().shape == metas_[static_cast<size_t>(b.source)].shape, "variable '",
+                 variable->name, "' is now ", describe(value.meta()),
+                 " but the graph was planned for ",
+                 describe(metas_[static_cast<size_t>(b.source)]));
+      bind(b, value.impl()->storage, value.impl()->offset);
     }
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!direct_output_[k]) continue;
+    const TensorImpl& out = *outputs[k].impl();
+    bind(buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(g.outputs[k])])], out.storage,
+         out.offset);
   }
   for (const Step& s : steps_) {
     if (s.prepared != nullptr)
@@ -445,36 +504,21 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
     else
       run_control(controls_[static_cast<size_t>(s.control)]);
   }
-
-  std::vector<Tensor> results;
-  results.reserve(g.outputs.size());
-  for (int o : g.outputs) {
-    const Tensor& v = values_[static_cast<size_t>(o)];
-    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(o)])];
-    if (b.kind == BufferKind::output) {
-      auto impl = std::make_shared<TensorImpl>();
-      impl->storage = v.impl()->storage;
-      impl->offset = v.impl()->offset;
-      impl->meta = v.meta();
-      results.emplace_back(std::move(impl));
-    } else {
-      results.push_back(v.clone());  // an argument, variable or constant returned as is
-    }
+  // Arguments, variables and constants returned as they are, and outputs sharing a buffer.
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (!direct_output_[k]) copy_into(outputs[k], values_[static_cast<size_t>(g.outputs[k])]);
+  if (g.assignments.empty()) return;
+  // Values that are themselves variables or arguments are copied first, so an assignment never
+  // reads data an earlier assignment overwrote.
+  for (size_t k = 0; k < g.assignments.size(); ++k) {
+    const int value = g.assignments[k].value;
+    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(value)])];
+    const Tensor& v = values_[static_cast<size_t>(value)];
+    const bool owned = b.kind == BufferKind::arena || b.kind == BufferKind::output;
+    assignment_sources_[k] = owned ? v : v.clone();
   }
-  if (!g.assignments.empty()) {
-    // Values that are themselves variables or arguments are copied first, so an assignment
-    // never reads data an earlier assignment overwrote.
-    std::vector<Tensor> sources;
-    for (const Assignment& a : g.assignments) {
-      const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])];
-      const Tensor& v = values_[static_cast<size_t>(a.value)];
-      const bool owned = b.kind == BufferKind::arena || b.kind == BufferKind::output;
-      sources.push_back(owned ? v : v.clone());
-    }
-    for (size_t k = 0; k < sources.size(); ++k)
-      copy_into(g.assignments[k].variable->value, sources[k]);
-  }
-  return results;
+  for (size_t k = 0; k < g.assignments.size(); ++k)
+    copy_into(g.assignments[k].variable->value, assignment_sources_[k]);
 }
 
 }  // namespace kiln::engine

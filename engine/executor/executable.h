@@ -38,6 +38,9 @@ class Executable {
   // inputs must have the metas the plan was made for. Not reentrant: callers serialize runs of
   // one Executable (Function holds its lock).
   std::vector<Tensor> run(std::span<const Tensor> inputs);
+  // The same, writing the results into caller-owned tensors of the planned output metas (which
+  // must not alias the inputs): control flow runs its subgraphs this way, allocation-free.
+  void run_into(std::span<const Tensor> inputs, std::span<const Tensor> outputs);
 
   const std::vector<TensorMeta>& metas() const { return metas_; }  // per node, concrete
   std::vector<TensorMeta> output_metas() const;
@@ -58,15 +61,21 @@ class Executable {
     std::unique_ptr<PreparedKernel> prepared{};  // runs instead of fn when the kernel has one
   };
   // A cond or while_loop step: its subgraphs' plans run with slices of the node's inputs.
+  // Input lists are built once: cond's are the operands then each branch's captures; a loop's
+  // are the variables (initial, or either of two buffers the body writes in turn) then the
+  // condition's or the body's captures.
   struct ControlStep {
     OpId op;
-    std::vector<Tensor> inputs;
-    std::vector<Tensor> outputs;  // the tuple_get values (undefined where unused)
+    Tensor pred;                  // cond only
+    std::vector<Tensor> outputs;  // the tuple_get values (scratch where unused)
     Executable* first;            // then-branch or loop condition
     Executable* second;           // else-branch or loop body
-    size_t num_operands;          // operands or loop variables, after cond's pred
-    size_t first_captures;
+    std::vector<Tensor> first_inputs[3];
+    std::vector<Tensor> second_inputs[3];
+    std::vector<Tensor> vars[2];  // while_loop: the body's two output buffers
+    Tensor flag;                  // while_loop: the condition's result
   };
+  ControlStep make_control(const GraphNode& n, size_t node, std::vector<Tensor> outputs);
 
   void infer_metas(std::span<const TensorMeta> input_metas);
   void plan_control(size_t node);
@@ -81,8 +90,10 @@ class Executable {
   std::shared_ptr<const Graph> graph_;
   PlanOptions options_;
   std::vector<TensorMeta> metas_;
-  std::vector<int> buffer_of_;    // per node
-  std::vector<int> in_place_of_;  // per node: the input it overwrites, or -1
+  std::vector<int> buffer_of_;       // per node
+  std::vector<int> in_place_of_;     // per node: the input it overwrites, or -1
+  std::vector<bool> direct_output_;  // per output: its buffer is bound to the caller's tensor
+  std::vector<Tensor> assignment_sources_;
   std::vector<Buffer> buffers_;
   std::vector<Tensor> values_;  // per node: the handle kernels read and write
   std::vector<Step> steps_;

@@ -53,6 +53,21 @@ TEST(ControlFlow, WhileLoopWithATensorTripCountDoesNotRetracePerValue) {
   EXPECT_EQ(doubled.stats().specializations, 1);
 }
 
+TEST(ControlFlow, LoopVariablesPassThroughOverManyIterations) {
+  // The body alternates between two planned buffers; an unchanged variable is copied across.
+  auto accumulate = function([](const Tensor& x, const Tensor& n) {
+    return while_loop([&](const std::vector<Tensor>& v) { return ops::less(v[0], n); },
+                      [](const std::vector<Tensor>& v) {
+                        return std::vector{v[0] + 1.0, v[1], v[2] + v[1]};
+                      },
+                      {scalar(0), x, ops::zeros_like(x)})[2];
+  });
+  EXPECT_EQ(accumulate(tensor({1, 2}), scalar(100)).to_vector<float>(),
+            (std::vector<float>{100, 200}));
+  EXPECT_EQ(accumulate(tensor({1, 2}), scalar(7)).to_vector<float>(), (std::vector<float>{7, 14}));
+  EXPECT_EQ(accumulate.stats().traces, 1);
+}
+
 TEST(ControlFlow, BranchesReadVariablesAsTheyAreAtThatPointOfTheTrace) {
   Variable step(zeros({}), "step");
   auto f = function([&](const Tensor& x) {
