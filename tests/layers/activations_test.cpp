@@ -1,0 +1,68 @@
+// Activations by name against keras.activations (values and gradients, float64 and float32;
+// scripts/golden/generate_activation_goldens.py), and custom registration.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "framework/autodiff/grad.h"
+#include "framework/ops/ops.h"
+#include "layers/activations/activations.h"
+
+namespace kiln::activations {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct ActivationGolden {
+  const char* name;
+  std::vector<double> input;  // shape [3, 5]
+  std::vector<double> expected;
+  std::vector<double> upstream;
+  std::vector<double> grad;  // d sum(expected * upstream) / d input
+};
+
+#include "tests/layers/activation_goldens.inc"
+
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << what << " element " << i;
+}
+
+TEST(Activations, MatchKerasValuesAndGradients) {
+  ASSERT_EQ(kActivationGoldens.size(), 12u);
+  for (const ActivationGolden& g : kActivationGoldens) {
+    const Activation fn = get(g.name);
+    for (const DType dtype : {DType::f64, DType::f32}) {
+      const std::string what = detail::concat(g.name, ' ', dtype_name(dtype));
+      // Keras keeps some constants in float32 (leaky_relu's 0.2, gelu's), which shows at 1e-8.
+      const double tol = dtype == DType::f64 ? 1e-7 : 2e-6;
+      const Tensor x = from_vector(g.input, {3, 5}, dtype);
+      const Tensor upstream = from_vector(g.upstream, {3, 5}, dtype);
+      expect_close(fn(x).to_vector<double>(), g.expected, tol, what);
+      const auto grads =
+          grad([&](const std::vector<Tensor>& v) { return ops::sum(fn(v[0]) * upstream); }, {x});
+      expect_close(grads[0].to_vector<double>(), g.grad, tol, what + " gradient");
+    }
+  }
+}
+
+TEST(Activations, CustomActivationsRegisterByName) {
+  register_activation("squareplus",
+                      [](const Tensor& x) { return (x + ops::sqrt(ops::square(x) + 4.0)) * 0.5; });
+  EXPECT_FLOAT_EQ(get("squareplus")(scalar(0)).item<float>(), 1.0f);
+  EXPECT_THROW(register_activation("relu", relu), Error);
+  try {
+    get("rleu");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown activation 'rleu'; did you mean 'elu' or 'relu'?"));
+  }
+}
+
+}  // namespace
+}  // namespace kiln::activations
