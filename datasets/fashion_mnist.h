@@ -2,23 +2,24 @@
 // Fashion-MNIST from the Debian package dataset-fashion-mnist.
 #include <string>
 
-#include "framework/tensor/tensor.h"
+#include "datasets/dataset.h"
+#include "datasets/mnist_style.h"
 
 namespace kiln::datasets {
 
-struct LabeledImages {
-  Tensor images;  // float32 [N, 28, 28], scaled to [0, 1]
-  Tensor labels;  // int64 [N], classes 0..9
-};
-
 struct FashionMnist {
-  LabeledImages train;
-  LabeledImages test;
+  LabeledImages train;  // 60000 images [28, 28], classes 0..9
+  LabeledImages test;   // 10000
 };
 
 // The package's install location; KILN_FASHION_MNIST_DIR overrides it.
 std::string default_fashion_mnist_dir();
 // Throws kiln::Error naming the directory (and how to install the data) when files are missing.
 FashionMnist load_fashion_mnist(const std::string& dir = default_fashion_mnist_dir());
+
+enum class Split { train, test };
+// One split as a Dataset of (image float32[28, 28], label int64[]) elements.
+Dataset fashion_mnist_dataset(Split split = Split::train,
+                              const std::string& dir = default_fashion_mnist_dir());
 
 }  // namespace kiln::datasets

@@ -134,4 +134,17 @@ std::vector<Tensor> grad(const TensorFunction& f, const std::vector<Tensor>& xs)
   return value_and_grad(f, xs).second;
 }
 
+std::pair<Tensor, std::vector<Tensor>> value_and_grad(const std::function<Tensor()>& f,
+                                                      const std::vector<Variable>& variables) {
+  std::vector<Tensor> values;
+  values.reserve(variables.size());
+  for (const Variable& v : variables) values.push_back(v.value());
+  return value_and_grad(
+      [&](const std::vector<Tensor>& leaves) {
+        VariableSubstitution substitution(variables, leaves);
+        return f();
+      },
+      values);
+}
+
 }  // namespace kiln

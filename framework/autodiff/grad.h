@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framework/tensor/tensor.h"
+#include "framework/tensor/variable.h"
 
 namespace kiln {
 
@@ -23,5 +24,11 @@ using TensorFunction = std::function<Tensor(const std::vector<Tensor>&)>;
 std::pair<Tensor, std::vector<Tensor>> value_and_grad(const TensorFunction& f,
                                                       const std::vector<Tensor>& xs);
 std::vector<Tensor> grad(const TensorFunction& f, const std::vector<Tensor>& xs);
+
+// f's value and its gradient with respect to each variable's value, for an f that reads the
+// variables itself (a model's forward pass): inside f the variables read as tensors autodiff
+// follows. Works eagerly and while tracing (gradients of the variables' values at f's start).
+std::pair<Tensor, std::vector<Tensor>> value_and_grad(const std::function<Tensor()>& f,
+                                                      const std::vector<Variable>& variables);
 
 }  // namespace kiln

@@ -35,8 +35,10 @@ std::vector<std::string> closest_names(std::string_view name,
   }
   std::stable_sort(scored.begin(), scored.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
+  // Only the best distance: "beta1" suggests "beta_1", not also "beta_2" one edit further.
   std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && i < limit; ++i) out.push_back(scored[i].second);
+  for (size_t i = 0; i < scored.size() && i < limit && scored[i].first == scored[0].first; ++i)
+    out.push_back(scored[i].second);
   return out;
 }
 

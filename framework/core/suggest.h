@@ -8,8 +8,8 @@ namespace kiln {
 
 size_t edit_distance(std::string_view a, std::string_view b);
 
-// Up to `limit` candidates within a distance of a third of the name's length (at least 2),
-// closest first.
+// Up to `limit` candidates within a distance of a third of the name's length (at least 2) that
+// tie for the closest.
 std::vector<std::string> closest_names(std::string_view name,
                                        const std::vector<std::string>& candidates,
                                        size_t limit = 3);

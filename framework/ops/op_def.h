@@ -93,6 +93,7 @@ void define_index_ops(OpTable& table);
 void define_linalg_ops(OpTable& table);
 void define_nn_ops(OpTable& table);
 void define_graph_ops(OpTable& table);
+void define_random_ops(OpTable& table);
 void register_cpu_kernels(OpTable& table);
 void register_cuda_kernels(OpTable& table);  // a no-op without CUDA
 

@@ -14,6 +14,7 @@ OpTable build_table() {
   define_linalg_ops(table);
   define_nn_ops(table);
   define_graph_ops(table);
+  define_random_ops(table);
   register_cpu_kernels(table);
   register_cuda_kernels(table);
   // Every op of the list must be defined by exactly one family.

@@ -131,6 +131,12 @@ Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& upda
                    int64_t axis = 0);
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32);
 
+// ---- random (stateless) ----
+// Uniform values in [0, 1) of like's shape (read when the op runs, so unknown dims trace), from
+// a Philox stream keyed by `seed`, an int64 tensor of 2 elements. The same seed gives the same
+// values on any thread count; graphs advance a seed variable per step (layers' SeedGenerator).
+Tensor random_uniform_like(const Tensor& like, const Tensor& seed, DType dtype = DType::f32);
+
 // ---- neural network ----
 Tensor softmax(const Tensor& x, int64_t axis = -1);
 Tensor log_softmax(const Tensor& x, int64_t axis = -1);

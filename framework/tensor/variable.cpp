@@ -9,6 +9,25 @@
 #include "framework/ops/ops.h"
 
 namespace kiln {
+namespace {
+
+// Innermost last; a linear scan: models substitute a few hundred variables at most.
+thread_local std::vector<std::pair<const VariableState*, Tensor>> substitutions;
+
+}  // namespace
+
+VariableSubstitution::VariableSubstitution(const std::vector<Variable>& variables,
+                                           const std::vector<Tensor>& substitutes)
+    : previous_size_(substitutions.size()) {
+  KILN_CHECK(variables.size() == substitutes.size(), "VariableSubstitution: ", variables.size(),
+             " variables but ", substitutes.size(), " substitutes");
+  for (size_t i = 0; i < variables.size(); ++i)
+    substitutions.emplace_back(variables[i].state().get(), substitutes[i]);
+}
+
+VariableSubstitution::~VariableSubstitution() {
+  substitutions.resize(previous_size_);
+}
 
 std::string VariableState::describe() const {
   return detail::concat("variable '", name, "' ", kiln::describe(value.meta()));
@@ -25,6 +44,8 @@ Variable::Variable(const Tensor& initial, std::string name, bool trainable)
 
 Tensor Variable::value() const {
   KILN_CHECK(defined(), "use of an undefined variable");
+  for (auto it = substitutions.rbegin(); it != substitutions.rend(); ++it)
+    if (it->first == state_.get()) return it->second;
   if (TraceHooks* hooks = current_trace_hooks()) return hooks->read_variable(state_);
   return state_->value;
 }
@@ -52,8 +73,8 @@ void Variable::assign_sub(const Tensor& delta) const {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
-  KILN_CHECK(dst.shape() == src.shape() && dst.dtype() == src.dtype(), "copy_into: ",
-             describe(src.meta()), " into ", describe(dst.meta()));
+  KILN_CHECK(dst.shape() == src.shape() && dst.dtype() == src.dtype(),
+             "copy_into: ", describe(src.meta()), " into ", describe(dst.meta()));
   if (dst.raw_data() == src.raw_data() || dst.nbytes() == 0) return;
   const Tensor from = src.device() == dst.device() ? src : src.to(dst.device());
   if (dst.device().is_cpu())

@@ -4,6 +4,7 @@
 // retraces: the graph reads the variable's current data on every call.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "framework/graph/node.h"
 #include "framework/tensor/tensor.h"
@@ -43,6 +44,21 @@ class Variable {
 
  private:
   std::shared_ptr<VariableState> state_;
+};
+
+// While alive, reads of `variables` (Variable::value) give `substitutes` instead, on this thread:
+// autodiff with respect to variables runs the model on tensors it can follow (see
+// value_and_grad over variables in framework/autodiff/grad.h). Scopes nest.
+class VariableSubstitution {
+ public:
+  VariableSubstitution(const std::vector<Variable>& variables,
+                       const std::vector<Tensor>& substitutes);
+  ~VariableSubstitution();
+  VariableSubstitution(const VariableSubstitution&) = delete;
+  VariableSubstitution& operator=(const VariableSubstitution&) = delete;
+
+ private:
+  size_t previous_size_;
 };
 
 // Copies src's data into dst's storage (same shape and dtype, any devices).

@@ -134,6 +134,11 @@ std::vector<Case> cases() {
            {row, a},
            [](const auto& v) { return reshape_like(broadcast_like(v[0], v[1]), v[1]) * v[1]; }},
       Case{"size_of", {a}, [](const auto& v) { return v[0] / size_of(v[0], {0}); }},
+      Case{"random_uniform",
+           {a},
+           [](const auto& v) {
+             return v[0] * random_uniform_like(v[0], from_vector<int64_t>({7, 3}, {2}));
+           }},
       Case{"strided_slice",
            {a},
            [](const auto& v) {

@@ -11,4 +11,5 @@ void register_matmul_kernels(OpTable& table);
 void register_conv_kernels(OpTable& table);
 void register_pool_kernels(OpTable& table);
 void register_fused_kernels(OpTable& table);
+void register_random_kernels(OpTable& table);
 }  // namespace kiln::cpu

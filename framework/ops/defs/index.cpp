@@ -77,6 +77,27 @@ Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& upda
   return apply(OpId::scatter_add, {base, indices, updates}, {{"axis", int64_t{a}}});
 }
 
+namespace {
+// While tracing with unknown dims the flat offsets cannot be precomputed: select with a one-hot
+// of the indices over the (known) axis instead, which costs O(axis size) per picked element.
+Tensor take_along_axis_by_one_hot(const Tensor& x, const Tensor& indices, int a) {
+  const int64_t depth = x.shape()[a];
+  KILN_CHECK(depth >= 0, "kiln::ops::take_along_axis: the size of axis ", a, " of x ",
+             describe(x.meta()), " must be known while tracing");
+  // Move `a` last: [B..., n] and [B..., k]; pick with [B..., k, n] one-hots; move back.
+  std::vector<int64_t> perm;
+  for (int i = 0; i < x.rank(); ++i)
+    if (i != a) perm.push_back(i);
+  perm.push_back(a);
+  std::vector<int64_t> inverse(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+  const Tensor xt = expand_dims(transpose(x, perm), -2);
+  const Tensor picks = one_hot(transpose(indices, perm), depth, x.dtype());
+  return transpose(sum(xt * picks, {-1}), inverse);
+}
+}  // namespace
+
 Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
   const int a = checked_axis(axis, x, "take_along_axis");
   KILN_CHECK(indices.rank() == x.rank(), "kiln::ops::take_along_axis: indices ",
@@ -85,8 +106,8 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
     KILN_CHECK(i == a || indices.shape()[i] == x.shape()[i],
                "kiln::ops::take_along_axis: ", "indices ", describe(indices.meta()),
                " must match x ", describe(x.meta()), " except along axis ", a);
-  KILN_CHECK(x.shape().is_fully_defined() && indices.shape().is_fully_defined(),
-             "kiln::ops::take_along_axis: needs known shapes");
+  if (!x.shape().is_fully_defined() || !indices.shape().is_fully_defined())
+    return take_along_axis_by_one_hot(x, indices, a);
   // Flat index = offset of the element with coordinate 0 along `axis` + index * axis stride.
   const auto x_strides = x.shape().strides();
   const Shape& is = indices.shape();

@@ -1,0 +1,20 @@
+#pragma once
+// NumPy's .npy format (versions 1.0, 2.0 and 3.0), for exchanging arrays with Python.
+// Supported dtypes: <f4 <f8 <f2 <i4 <i8 |u1 |b1 (float32, float64, float16, int32, int64, uint8,
+// bool), C order, little-endian.
+#include <string>
+
+#include "framework/tensor/tensor.h"
+
+namespace kiln::datasets {
+
+// Reads an array into a new CPU tensor. Throws kiln::Error naming the path for a missing or
+// truncated file, a malformed header, Fortran order, big-endian or unsupported dtypes.
+Tensor load_npy(const std::string& path);
+
+// Writes a tensor (from any device) as a version 1.0 file (2.0 when the header needs it). The
+// data goes to a temporary file in the same directory, is flushed to disk and then renamed over
+// path, so readers never see a partial file. bfloat16 has no NumPy dtype and is rejected.
+void save_npy(const std::string& path, const Tensor& tensor);
+
+}  // namespace kiln::datasets

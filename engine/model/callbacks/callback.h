@@ -1,0 +1,54 @@
+#pragma once
+// keras.callbacks.Callback: hooks fit / evaluate / predict call at the start and end of training,
+// epochs and batches. Logs carry the running loss and metrics by name ("loss", "accuracy", and
+// "val_..." at epoch ends).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace kiln {
+
+class Model;
+
+using Logs = std::map<std::string, double>;
+
+// What the running loop tells its callbacks (Keras's callback.params).
+struct CallbackParams {
+  int epochs = 1;
+  int64_t steps = -1;  // batches per epoch (or evaluate/predict pass); -1 when unknown
+  int verbose = 1;
+};
+
+class Callback {
+ public:
+  virtual ~Callback() = default;
+
+  void set_model(Model* model) { model_ = model; }
+  void set_params(const CallbackParams& params) { params_ = params; }
+  Model& model() const;
+  const CallbackParams& params() const { return params_; }
+
+  virtual void on_train_begin(const Logs&) {}
+  virtual void on_train_end(const Logs&) {}
+  virtual void on_epoch_begin(int /*epoch*/, const Logs&) {}
+  virtual void on_epoch_end(int /*epoch*/, const Logs&) {}
+  virtual void on_train_batch_begin(int64_t /*batch*/, const Logs&) {}
+  virtual void on_train_batch_end(int64_t /*batch*/, const Logs&) {}
+  virtual void on_test_begin(const Logs&) {}
+  virtual void on_test_end(const Logs&) {}
+  virtual void on_test_batch_begin(int64_t /*batch*/, const Logs&) {}
+  virtual void on_test_batch_end(int64_t /*batch*/, const Logs&) {}
+  virtual void on_predict_begin(const Logs&) {}
+  virtual void on_predict_end(const Logs&) {}
+  virtual void on_predict_batch_begin(int64_t /*batch*/, const Logs&) {}
+  virtual void on_predict_batch_end(int64_t /*batch*/, const Logs&) {}
+
+ private:
+  Model* model_ = nullptr;
+  CallbackParams params_;
+};
+
+using CallbackPtr = std::shared_ptr<Callback>;
+
+}  // namespace kiln

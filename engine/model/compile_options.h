@@ -1,0 +1,60 @@
+#pragma once
+// What Model::compile takes, Keras-style: each of optimizer, loss and metrics by name ("adam",
+// "sparse_categorical_crossentropy", "accuracy") or as an object.
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/metrics/metric.h"
+#include "losses/loss.h"
+#include "optimizers/optimizer.h"
+
+namespace kiln {
+
+struct OptimizerArg {
+  optimizers::OptimizerPtr optimizer;
+  std::string name;  // resolved at compile when optimizer is null
+  OptimizerArg(const char* n) : name(n) {}
+  OptimizerArg(std::string n) : name(std::move(n)) {}
+  template <typename O>
+  requires std::derived_from<O, optimizers::Optimizer> OptimizerArg(std::shared_ptr<O> o)
+      : optimizer(std::move(o)) {}
+};
+
+struct LossArg {
+  losses::LossPtr loss;
+  std::string name;
+  LossArg() = default;
+  LossArg(const char* n) : name(n) {}
+  LossArg(std::string n) : name(std::move(n)) {}
+  template <typename L>
+  requires std::derived_from<L, losses::Loss> LossArg(std::shared_ptr<L> l) : loss(std::move(l)) {}
+  bool empty() const { return !loss && name.empty(); }
+};
+
+struct MetricArg {
+  metrics::MetricPtr metric;
+  std::string name;
+  MetricArg(const char* n) : name(n) {}
+  MetricArg(std::string n) : name(std::move(n)) {}
+  template <typename M>
+  requires std::derived_from<M, metrics::Metric> MetricArg(std::shared_ptr<M> m)
+      : metric(std::move(m)) {}
+};
+
+struct CompileOptions {
+  OptimizerArg optimizer = "rmsprop";  // Keras's default
+  // One loss for every output, or one per output in `losses`.
+  LossArg loss = {};
+  std::vector<LossArg> losses = {};
+  std::vector<double> loss_weights = {};  // per output; default 1
+  // Applied to every output (prefixed with the output's name when there are several).
+  std::vector<MetricArg> metrics = {};
+  bool run_eagerly = false;
+  // Batches per traced call: fewer calls into the engine on small models.
+  int64_t steps_per_execution = 1;
+};
+
+}  // namespace kiln

@@ -1,0 +1,152 @@
+#include "engine/model/model.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/model/functional_graph.h"
+#include "engine/model/summary.h"
+#include "engine/model/trainer.h"
+#include "framework/core/error.h"
+#include "framework/core/suggest.h"
+
+namespace kiln {
+
+Model::Model(std::string name) : Layer(layers::LayerArgs{.name = std::move(name)}) {}
+
+Model::Model(std::vector<layers::KerasTensor> inputs, std::vector<layers::KerasTensor> outputs,
+             std::string name)
+    : Layer(layers::LayerArgs{.name = std::move(name)}) {
+  graph_ = std::make_shared<FunctionalGraph>(std::move(inputs), std::move(outputs), this->name());
+  set_sublayers(graph_->layers());
+  build_from({});
+}
+
+Model::Model(const layers::KerasTensor& input, const layers::KerasTensor& output, std::string name)
+    : Model(std::vector{input}, std::vector{output}, std::move(name)) {}
+
+Model::~Model() = default;
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+
+std::string Model::class_name() const {
+  return graph_ ? "Functional" : "Model";
+}
+
+std::shared_ptr<layers::Layer> Model::into_shared() && {
+  KILN_CHECK(graph_ != nullptr,
+             "a subclassed model needs KILN_LAYER_CLASS(YourModel) in its "
+             "class to be used as a temporary layer");
+  return std::make_shared<Model>(std::move(*this));
+}
+
+std::vector<Tensor> Model::call(const std::vector<Tensor>& inputs,
+                                const layers::CallContext& context) {
+  KILN_CHECK(graph_ != nullptr, "model '", name(),
+             "' has no call(): a subclassed model overrides call(inputs, context)");
+  return graph_->run(inputs, context).outputs;
+}
+
+std::vector<Tensor> Model::compute_mask(const std::vector<Tensor>& inputs,
+                                        const std::vector<Tensor>& masks) {
+  if (!graph_) return Layer::compute_mask(inputs, masks);
+  return graph_->run(inputs, layers::CallContext{.training = false, .masks = masks}).masks;
+}
+
+std::vector<layers::LayerPtr> Model::layers() const {
+  return sublayers();
+}
+
+layers::LayerPtr Model::get_layer(const std::string& name) const {
+  std::vector<std::string> names;
+  for (const layers::LayerPtr& layer : layers()) {
+    if (layer->name() == name) return layer;
+    names.push_back(layer->name());
+  }
+  const std::string hint = did_you_mean(name, names);
+  throw Error("model '" + this->name() + "' has no layer '" + name + "'" +
+              (hint.empty() ? "" : " (" + hint + ")"));
+}
+
+std::vector<TensorMeta> Model::input_specs() const {
+  std::vector<TensorMeta> out;
+  if (graph_)
+    for (const layers::KerasTensor& t : graph_->inputs()) out.push_back(t.meta());
+  return out;
+}
+
+size_t Model::num_outputs() const {
+  return graph_ ? graph_->outputs().size() : 1;
+}
+
+std::string Model::output_name(size_t i) const {
+  if (graph_ && i < graph_->outputs().size()) return graph_->outputs()[i].record()->layer->name();
+  return "output_" + std::to_string(i);
+}
+
+std::vector<SummaryRow> Model::summary_rows() const {
+  std::vector<SummaryRow> rows;
+  if (!graph_) {
+    for (const layers::LayerPtr& layer : layers())
+      rows.push_back({layer->name() + " (" + layer->class_name() + ")", "?",
+                      layer->built() ? layer->count_params() : 0, ""});
+    return rows;
+  }
+  // One row per layer: the shape of its first call, the inbound tensors of every call as
+  // "layer[call][output]".
+  std::map<const layers::Layer*, int> calls;
+  std::map<const layers::CallRecord*, int> call_index;
+  for (const auto& record : graph_->records())
+    call_index[record.get()] = calls[record->layer.get()]++;
+  for (const layers::LayerPtr& layer : graph_->layers()) {
+    SummaryRow row{layer->name() + " (" + layer->class_name() + ")", "", layer->count_params(), ""};
+    for (const auto& record : graph_->records()) {
+      if (record->layer != layer) continue;
+      if (row.output_shape.empty())
+        row.output_shape =
+            record->outputs.size() == 1 ? format_shape(record->outputs[0].shape) : "(multiple)";
+      for (const layers::KerasTensor& in : record->inputs) {
+        if (!row.connected_to.empty()) row.connected_to += ", ";
+        row.connected_to += in.record()->layer->name() + "[" +
+                            std::to_string(call_index[in.record().get()]) + "][" +
+                            std::to_string(in.index()) + "]";
+      }
+    }
+    if (row.connected_to.empty()) row.connected_to = "-";
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string Model::summary(int line_length) const {
+  SummaryTotals totals;
+  for (const Variable& v : trainable_weights()) totals.trainable += v.shape().numel();
+  for (const Variable& v : non_trainable_weights()) totals.non_trainable += v.shape().numel();
+  if (trainer_) totals.optimizer = trainer_->optimizer_param_count();
+  totals.bytes_per_param = static_cast<int>(dtype_size(dtype_policy().variable));
+  return render_summary(name(), summary_rows(), totals, line_length);
+}
+
+std::vector<Tensor> Model::get_weights() const {
+  std::vector<Tensor> out;
+  for (const Variable& v : weights()) out.push_back(v.value().clone());
+  return out;
+}
+
+void Model::set_weights(const std::vector<Tensor>& values) {
+  const std::vector<Variable> ws = weights();
+  KILN_CHECK(values.size() == ws.size(), "model '", name(), "' has ", ws.size(),
+             " weights; set_weights got ", values.size());
+  for (size_t i = 0; i < ws.size(); ++i) ws[i].assign(values[i]);
+}
+
+bool Model::compiled() const {
+  return trainer_ != nullptr;
+}
+
+Trainer& Model::trainer() const {
+  KILN_CHECK(trainer_ != nullptr, "model '", name(),
+             "' is not compiled: call compile() before fit, evaluate or train_on_batch");
+  return *trainer_;
+}
+
+}  // namespace kiln

@@ -1,0 +1,111 @@
+#pragma once
+// keras.Model: a layer with training. Three ways to make one, as in Keras: Sequential (a layer
+// list), functional (Input -> layers -> Model(inputs, outputs)), or a subclass that tracks its
+// layers and overrides call(). compile / fit / evaluate / predict run through traced steps
+// (engine/model/trainer.h).
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "datasets/dataset.h"
+#include "engine/model/callbacks/callback.h"
+#include "engine/model/compile_options.h"
+#include "engine/model/fit_options.h"
+#include "engine/model/history.h"
+#include "layers/layer.h"
+
+namespace kiln {
+
+class Trainer;
+class FunctionalGraph;
+
+// One row of Model::summary: "name (Class)", output shape, parameter count, inbound layers.
+struct SummaryRow {
+  std::string layer;
+  std::string output_shape;
+  int64_t params = 0;
+  std::string connected_to;
+};
+
+class Model : public layers::Layer {
+ public:
+  // A subclassed model: track its layers, override call().
+  explicit Model(std::string name = "");
+  // A functional model: the graph of layer calls from `inputs` to `outputs` (keras.Model(inputs,
+  // outputs)).
+  Model(std::vector<layers::KerasTensor> inputs, std::vector<layers::KerasTensor> outputs,
+        std::string name = "");
+  Model(const layers::KerasTensor& input, const layers::KerasTensor& output, std::string name = "");
+  ~Model() override;
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+
+  // "Functional" for a functional model; subclasses name themselves (KILN_LAYER_CLASS).
+  std::string class_name() const override;
+  std::shared_ptr<layers::Layer> into_shared() && override;
+  // A functional model runs its graph; a subclass must override this.
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs,
+                           const layers::CallContext& context) override;
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
+                                   const std::vector<Tensor>& masks) override;
+
+  // The model's layers, in order (a functional model's include its InputLayers).
+  virtual std::vector<layers::LayerPtr> layers() const;
+  layers::LayerPtr get_layer(const std::string& name) const;
+  // Inputs' specs when known (functional, or a Sequential with an input shape); empty otherwise.
+  virtual std::vector<TensorMeta> input_specs() const;
+  size_t num_outputs() const;
+  // The name of output i in logs of multi-output models: its layer's name.
+  std::string output_name(size_t i) const;
+
+  // Keras's summary table (layer, output shape, params, totals), at most `line_length` wide.
+  std::string summary(int line_length = 0) const;
+
+  // ---- training (engine/model/trainer.cpp) ----
+  void compile(CompileOptions options);
+  History fit(const Tensor& x, const Tensor& y, FitOptions options = {});
+  History fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, FitOptions options = {});
+  History fit(const datasets::Dataset& data, FitOptions options = {});
+  // Loss and metrics by name ("loss", "accuracy", ...).
+  std::map<std::string, double> evaluate(const Tensor& x, const Tensor& y,
+                                         EvaluateOptions options = {});
+  std::map<std::string, double> evaluate(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                         EvaluateOptions options = {});
+  std::map<std::string, double> evaluate(const datasets::Dataset& data,
+                                         EvaluateOptions options = {});
+  Tensor predict(const Tensor& x, PredictOptions options = {});
+  std::vector<Tensor> predict(const std::vector<Tensor>& x, PredictOptions options = {});
+  std::map<std::string, double> train_on_batch(const std::vector<Tensor>& x,
+                                               const std::vector<Tensor>& y,
+                                               const Tensor& sample_weight = {});
+  std::map<std::string, double> test_on_batch(const std::vector<Tensor>& x,
+                                              const std::vector<Tensor>& y,
+                                              const Tensor& sample_weight = {});
+  std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x);
+
+  bool compiled() const;
+  // The trainer's state: optimizer, loss, metrics and traced steps (after compile).
+  Trainer& trainer() const;
+  // Set by callbacks (EarlyStopping, TerminateOnNaN) to end fit after the current batch.
+  bool stop_training = false;
+
+  // ---- weights ----
+  std::vector<Tensor> get_weights() const;  // copies, in weights() order
+  void set_weights(const std::vector<Tensor>& values);
+
+ protected:
+  // Layers a subclass owns: tracked so their weights are the model's.
+  using Layer::track;
+  // The rows of summary(); a Sequential and a functional model know each layer's output shape.
+  virtual std::vector<SummaryRow> summary_rows() const;
+
+ private:
+  std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
+  std::unique_ptr<Trainer> trainer_;
+};
+
+using ModelPtr = std::shared_ptr<Model>;
+
+}  // namespace kiln

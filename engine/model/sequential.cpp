@@ -1,0 +1,132 @@
+#include "engine/model/sequential.h"
+
+#include "engine/model/summary.h"
+#include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
+#include "layers/core/input_layer.h"
+#include "layers/layer_config.h"
+#include "layers/registry.h"
+
+namespace kiln {
+
+using layers::LayerPtr;
+
+Sequential::Sequential(std::vector<layers::LayerRef> layers, std::string name)
+    : Model(std::move(name)) {
+  for (const layers::LayerRef& layer : layers) add(layer);
+}
+
+void Sequential::add(const layers::LayerRef& ref) {
+  const LayerPtr& layer = ref.get();
+  if (auto* input = dynamic_cast<layers::InputLayer*>(layer.get())) {
+    KILN_CHECK(layers_.empty() && !input_spec_, "Sequential '", name(),
+               "': an Input can only come first");
+    input_spec_ = TensorMeta{input->input_dtype(), input->batch_shape(), Device::cpu()};
+    return;
+  }
+  if (layers_.empty() && !input_spec_ && layer->input_shape_arg().rank() > 0) {
+    std::vector<int64_t> dims{-1};
+    dims.insert(dims.end(), layer->input_shape_arg().begin(), layer->input_shape_arg().end());
+    input_spec_ = TensorMeta{DType::f32, Shape(std::move(dims)), Device::cpu()};
+  }
+  layers_.push_back(layer);
+  set_sublayers(layers_);
+  if (input_spec_) build_symbolically();
+}
+
+void Sequential::pop() {
+  KILN_CHECK(!layers_.empty(), "Sequential '", name(), "': pop() on a model with no layers");
+  layers_.pop_back();
+  set_sublayers(layers_);
+  if (output_specs_.size() > layers_.size()) output_specs_.resize(layers_.size());
+}
+
+std::vector<TensorMeta> Sequential::input_specs() const {
+  if (input_spec_) return {*input_spec_};
+  return {};
+}
+
+void Sequential::build_symbolically() {
+  std::vector<TensorMeta> specs{*input_spec_};
+  output_specs_.clear();
+  for (const LayerPtr& layer : layers_) {
+    specs = layer->compute_output_spec(specs);
+    KILN_CHECK(specs.size() == 1, "Sequential '", name(), "': layer '", layer->name(), "' has ",
+               specs.size(), " outputs; Sequential layers must have one");
+    output_specs_.push_back(specs[0]);
+  }
+  build_from({input_spec_->shape});
+}
+
+void Sequential::build(const std::vector<Shape>& input_shapes) {
+  if (input_spec_) return;
+  KILN_CHECK(input_shapes.size() == 1, "Sequential '", name(), "' takes one input, got ",
+             input_shapes.size());
+  std::vector<int64_t> dims = input_shapes[0].dims();
+  if (!dims.empty()) dims[0] = -1;  // the batch dim is free
+  input_spec_ = TensorMeta{dtype_policy().compute, Shape(std::move(dims)), Device::cpu()};
+  build_symbolically();
+}
+
+std::vector<Tensor> Sequential::call(const std::vector<Tensor>& inputs,
+                                     const layers::CallContext& context) {
+  KILN_CHECK(inputs.size() == 1, "Sequential '", name(), "' takes one input, got ", inputs.size());
+  std::vector<Tensor> x = inputs;
+  layers::CallContext ctx = context;
+  for (const LayerPtr& layer : layers_) {
+    std::vector<Tensor> y = (*layer)(x, ctx);
+    ctx.masks = layer->compute_mask(x, ctx.masks);
+    x = std::move(y);
+  }
+  return x;
+}
+
+std::vector<Tensor> Sequential::compute_mask(const std::vector<Tensor>& inputs,
+                                             const std::vector<Tensor>& masks) {
+  std::vector<Tensor> m = masks;
+  std::vector<Tensor> x = inputs;
+  for (const LayerPtr& layer : layers_) {
+    if (m.empty()) return {};
+    m = layer->compute_mask(x, m);
+  }
+  return m;
+}
+
+Config Sequential::get_config() const {
+  Config list = Config::list();
+  for (const LayerPtr& layer : layers_) list.push_back(layers::serialize_layer(*layer));
+  Config c = Layer::get_config().set("layers", std::move(list));
+  if (input_spec_) {
+    std::vector<Config> dims;
+    for (const int64_t d : input_spec_->shape) dims.emplace_back(d < 0 ? Config() : Config(d));
+    c.set("build_input_shape", Config(std::move(dims)));
+  }
+  return c;
+}
+
+LayerPtr Sequential::from_config(const Config& c) {
+  c.check_keys({"name", "trainable", "dtype", "layers", "build_input_shape"}, "Sequential");
+  auto model =
+      std::make_shared<Sequential>(std::vector<layers::LayerRef>{}, c.get_string("name", ""));
+  if (const Config* shape = c.find("build_input_shape"); shape != nullptr && !shape->is_null()) {
+    std::vector<int64_t> dims;
+    for (size_t i = 1; i < shape->size(); ++i)
+      dims.push_back(shape->at(i).is_null() ? -1 : shape->at(i).as_int());
+    model->add(layers::Input(Shape(std::move(dims))));
+  }
+  for (const Config& layer : c["layers"].as_list()) model->add(layers::deserialize_layer(layer));
+  return model;
+}
+
+std::vector<SummaryRow> Sequential::summary_rows() const {
+  std::vector<SummaryRow> rows;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const LayerPtr& layer = layers_[i];
+    rows.push_back({layer->name() + " (" + layer->class_name() + ")",
+                    i < output_specs_.size() ? format_shape(output_specs_[i].shape) : "?",
+                    layer->built() ? layer->count_params() : 0, ""});
+  }
+  return rows;
+}
+
+}  // namespace kiln

@@ -1,0 +1,45 @@
+#pragma once
+// keras.Sequential: a stack of single-input, single-output layers. With an input shape (an
+// Input(...) first in the list, or input_shape on the first layer) it builds at once, so
+// summary() shows every output shape and weights exist before fit.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/model.h"
+
+namespace kiln {
+
+class Sequential : public Model {
+  KILN_LAYER_CLASS(Sequential)
+
+ public:
+  explicit Sequential(std::vector<layers::LayerRef> layers = {}, std::string name = "");
+  static layers::LayerPtr from_config(const Config& config);
+
+  void add(const layers::LayerRef& layer);
+  void pop();
+  std::vector<layers::LayerPtr> layers() const override { return layers_; }
+  std::vector<TensorMeta> input_specs() const override;
+
+  void build(const std::vector<Shape>& input_shapes) override;
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs,
+                           const layers::CallContext& context) override;
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
+                                   const std::vector<Tensor>& masks) override;
+  // {"name", "trainable", "dtype", "layers": [...], "build_input_shape"}.
+  Config get_config() const override;
+
+ protected:
+  std::vector<SummaryRow> summary_rows() const override;
+
+ private:
+  // Runs the layers symbolically from the input spec, building them and recording shapes.
+  void build_symbolically();
+
+  std::vector<layers::LayerPtr> layers_;
+  std::optional<TensorMeta> input_spec_;
+  std::vector<TensorMeta> output_specs_;  // per layer, once built
+};
+
+}  // namespace kiln

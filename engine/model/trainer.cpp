@@ -1,0 +1,195 @@
+#include "engine/model/trainer.h"
+
+#include "engine/metrics/reduction_metrics.h"
+#include "engine/metrics/registry.h"
+#include "engine/model/model.h"
+#include "framework/autodiff/grad.h"
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "losses/registry.h"
+#include "optimizers/registry.h"
+
+namespace kiln {
+namespace {
+
+// The signature a step is traced for: each tensor as given, but any batch size.
+std::vector<TensorSpec> batch_free_specs(const std::vector<std::vector<Tensor>>& groups) {
+  std::vector<TensorSpec> specs;
+  for (const auto& group : groups) {
+    for (const Tensor& t : group) {
+      std::vector<int64_t> dims = t.shape().dims();
+      if (!dims.empty()) dims[0] = -1;
+      specs.emplace_back(Shape(std::move(dims)), t.dtype());
+    }
+  }
+  return specs;
+}
+
+losses::LossPtr resolve(const LossArg& arg) {
+  return arg.loss ? arg.loss : losses::get(arg.name);
+}
+
+}  // namespace
+
+Trainer::Trainer(Model& model, CompileOptions options)
+    : model_(model), options_(std::move(options)) {
+  optimizer_ = options_.optimizer.optimizer ? options_.optimizer.optimizer
+                                            : optimizers::get(options_.optimizer.name);
+  KILN_CHECK(options_.steps_per_execution >= 1, "compile: steps_per_execution must be >= 1, got ",
+             options_.steps_per_execution);
+  const size_t outputs = model_.num_outputs();
+  if (!options_.losses.empty()) {
+    KILN_CHECK(options_.losses.size() == outputs, "compile: model '", model_.name(), "' has ",
+               outputs, " outputs but ", options_.losses.size(), " losses were given");
+    for (const LossArg& l : options_.losses) losses_.push_back(resolve(l));
+  } else if (!options_.loss.empty()) {
+    losses_.assign(outputs, resolve(options_.loss));
+  }
+  KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
+             "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
+  loss_tracker_ = std::make_shared<metrics::Mean>("loss");
+}
+
+void Trainer::prepare(const Batch& batch) {
+  if (train_step_) return;
+  KILN_CHECK(!losses_.empty(), "model '", model_.name(),
+             "' was compiled without a loss; fit and evaluate need one");
+  KILN_CHECK(batch.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),
+             " outputs but the data has ", batch.y.size(), " targets");
+  // Build outside any trace: weights and optimizer slots are created once, here.
+  std::vector<Shape> shapes;
+  for (const Tensor& t : batch.x) shapes.push_back(t.shape());
+  if (!model_.built()) model_.build_from(shapes);
+  const std::vector<Tensor> probe = predict_batch(
+      std::vector<Tensor>(batch.x.begin(), batch.x.end()));  // also fixes predict's signature
+  optimizer_->build(model_.trainable_weights());
+  const bool several = batch.y.size() > 1;
+  for (const MetricArg& arg : options_.metrics) {
+    for (size_t o = 0; o < batch.y.size(); ++o) {
+      metrics::MetricPtr m = arg.metric && o == 0
+                                 ? arg.metric
+                                 : metrics::get(arg.metric ? arg.metric->name() : arg.name,
+                                                batch.y[o].shape(), probe[o].shape());
+      metrics_.emplace_back(o, m);
+    }
+  }
+  result_names_ = {"loss"};
+  for (const auto& [o, m] : metrics_)
+    result_names_.push_back(several ? model_.output_name(o) + "_" + m->name() : m->name());
+
+  FunctionOptions train_options{
+      .name = "train_step",
+      .input_signature = batch_free_specs({batch.x, batch.y, batch.sample_weight}),
+      .run_eagerly = options_.run_eagerly,
+      .arg_names = {"x", "y", "sample_weight"}};
+  FunctionOptions test_options = train_options;
+  test_options.name = "test_step";
+  train_step_ = std::make_unique<StepFunction>(
+      [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+             const std::vector<Tensor>& sw) {
+        const std::vector<Variable> variables = model_.trainable_weights();
+        std::vector<Tensor> predictions;
+        auto [loss, grads] = value_and_grad(
+            [&] {
+              predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
+              return total_loss(y, predictions, sw);
+            },
+            variables);
+        optimizer_->apply_gradients(grads, variables);
+        return update_metrics(loss, y, predictions, sw);
+      },
+      train_options);
+  test_step_ = std::make_unique<StepFunction>(
+      [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+             const std::vector<Tensor>& sw) {
+        const std::vector<Tensor> predictions =
+            model_(x, layers::CallContext{.training = false, .masks = {}});
+        return update_metrics(total_loss(y, predictions, sw), y, predictions, sw);
+      },
+      test_options);
+}
+
+void Trainer::prepare_predict(const std::vector<Tensor>& x) {
+  if (predict_step_) return;
+  std::vector<Shape> shapes;
+  for (const Tensor& t : x) shapes.push_back(t.shape());
+  if (!model_.built()) model_.build_from(shapes);
+  predict_step_ = std::make_unique<PredictFunction>(
+      [this](const std::vector<Tensor>& inputs) {
+        return model_(inputs, layers::CallContext{.training = false, .masks = {}});
+      },
+      FunctionOptions{.name = "predict_step",
+                      .input_signature = batch_free_specs({x}),
+                      .run_eagerly = options_.run_eagerly,
+                      .arg_names = {"x"}});
+}
+
+Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
+                           const std::vector<Tensor>& sample_weight) const {
+  const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
+  Tensor total;
+  for (size_t o = 0; o < losses_.size(); ++o) {
+    Tensor l = (*losses_[o])(y[o], predictions[o], sw);
+    if (!options_.loss_weights.empty()) l = l * options_.loss_weights[o];
+    total = total.defined() ? total + l : l;
+  }
+  const Tensor penalty = model_.regularization_loss();
+  return penalty.defined() ? total + ops::cast(penalty, total.dtype()) : total;
+}
+
+std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
+                                            const std::vector<Tensor>& predictions,
+                                            const std::vector<Tensor>& sample_weight) {
+  // The loss tracker averages batch losses weighted by batch size, as Keras's does.
+  const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
+  loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
+  const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
+  for (const auto& [o, m] : metrics_) m->update_state(y[o], predictions[o], sw);
+  std::vector<Tensor> results{loss_tracker_->result()};
+  for (const auto& [o, m] : metrics_) results.push_back(m->result());
+  return results;
+}
+
+Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
+  Logs logs;
+  for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = results[i].item<double>();
+  return logs;
+}
+
+Logs Trainer::train_batch(const Batch& batch) {
+  prepare(batch);
+  return logs_from((*train_step_)(batch.x, batch.y, batch.sample_weight));
+}
+
+Logs Trainer::test_batch(const Batch& batch) {
+  prepare(batch);
+  return logs_from((*test_step_)(batch.x, batch.y, batch.sample_weight));
+}
+
+std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
+  prepare_predict(x);
+  return (*predict_step_)(x);
+}
+
+void Trainer::reset_metrics() {
+  loss_tracker_->reset_state();
+  for (const auto& [o, m] : metrics_) m->reset_state();
+}
+
+int64_t Trainer::optimizer_param_count() const {
+  int64_t n = 0;
+  for (const Variable& v : optimizer_->variables()) n += v.shape().numel();
+  return n;
+}
+
+FunctionStats Trainer::train_stats() const {
+  return train_step_ ? train_step_->stats() : FunctionStats{};
+}
+FunctionStats Trainer::test_stats() const {
+  return test_step_ ? test_step_->stats() : FunctionStats{};
+}
+FunctionStats Trainer::predict_stats() const {
+  return predict_step_ ? predict_step_->stats() : FunctionStats{};
+}
+
+}  // namespace kiln

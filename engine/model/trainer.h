@@ -1,0 +1,80 @@
+#pragma once
+// What compile() sets up: the resolved optimizer, losses and metrics, and the three traced steps
+// (train, test, predict). Each step is one kiln::function whose input signature leaves the batch
+// dim unknown, so a whole fit (full batches, the smaller last one, validation) and any number of
+// predict calls with different batch sizes trace once per step; new batch sizes only add a cheap
+// plan (a specialization), never a retrace.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/function/function.h"
+#include "engine/metrics/metric.h"
+#include "engine/metrics/reduction_metrics.h"
+#include "engine/model/callbacks/callback.h"
+#include "engine/model/compile_options.h"
+#include "losses/loss.h"
+#include "optimizers/optimizer.h"
+
+namespace kiln {
+
+class Model;
+
+// One batch as the steps take it: the model's inputs, its targets (one per output) and optional
+// per-sample weights (empty or one tensor).
+struct Batch {
+  std::vector<Tensor> x;
+  std::vector<Tensor> y;
+  std::vector<Tensor> sample_weight;
+};
+
+using StepFunction =
+    Function<std::vector<Tensor>(std::vector<Tensor>, std::vector<Tensor>, std::vector<Tensor>)>;
+using PredictFunction = Function<std::vector<Tensor>(std::vector<Tensor>)>;
+
+class Trainer {
+ public:
+  Trainer(Model& model, CompileOptions options);
+
+  // One training step; returns the running loss and metrics ("loss", "accuracy", ...).
+  Logs train_batch(const Batch& batch);
+  // One evaluation step (no update); returns the running loss and metrics.
+  Logs test_batch(const Batch& batch);
+  std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
+  // Zeroes the loss tracker and metrics (at the start of each epoch and evaluation).
+  void reset_metrics();
+
+  optimizers::Optimizer& optimizer() const { return *optimizer_; }
+  int64_t optimizer_param_count() const;
+  const CompileOptions& options() const { return options_; }
+  // Trace and cache counters of each step, for the retrace report.
+  FunctionStats train_stats() const;
+  FunctionStats test_stats() const;
+  FunctionStats predict_stats() const;
+
+ private:
+  // Before the first step: builds the model and optimizer, resolves metrics against the first
+  // batch's shapes, and fixes the steps' signatures (batch dim unknown).
+  void prepare(const Batch& batch);
+  void prepare_predict(const std::vector<Tensor>& x);
+  Tensor total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
+                    const std::vector<Tensor>& sample_weight) const;
+  std::vector<Tensor> update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
+                                     const std::vector<Tensor>& predictions,
+                                     const std::vector<Tensor>& sample_weight);
+  Logs logs_from(const std::vector<Tensor>& results) const;
+
+  Model& model_;
+  CompileOptions options_;
+  optimizers::OptimizerPtr optimizer_;
+  std::vector<losses::LossPtr> losses_;  // one per output
+  std::shared_ptr<metrics::Mean> loss_tracker_;
+  std::vector<std::pair<size_t, metrics::MetricPtr>> metrics_;  // (output, metric)
+  std::vector<std::string> result_names_;                       // "loss", then metric names
+  std::unique_ptr<StepFunction> train_step_;
+  std::unique_ptr<StepFunction> test_step_;
+  std::unique_ptr<PredictFunction> predict_step_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,63 @@
+#include "layers/builtin_layers.h"
+
+#include "layers/conv/conv.h"
+#include "layers/conv/depthwise_conv2d.h"
+#include "layers/core/activation.h"
+#include "layers/core/dense.h"
+#include "layers/core/dropout.h"
+#include "layers/core/embedding.h"
+#include "layers/core/input_layer.h"
+#include "layers/core/lambda.h"
+#include "layers/merge/concatenate.h"
+#include "layers/merge/merge.h"
+#include "layers/normalization/batch_normalization.h"
+#include "layers/normalization/layer_normalization.h"
+#include "layers/pooling/global_pooling.h"
+#include "layers/pooling/pooling.h"
+#include "layers/reshaping/flatten.h"
+#include "layers/reshaping/permute.h"
+#include "layers/reshaping/repeat_vector.h"
+#include "layers/reshaping/reshape.h"
+#include "layers/reshaping/up_sampling2d.h"
+#include "layers/reshaping/zero_padding2d.h"
+
+namespace kiln::layers {
+
+std::map<std::string, std::function<LayerPtr(const Config&)>, std::less<>>
+builtin_layer_factories() {
+  return {
+      {"Activation", Activation::from_config},
+      {"Add", Add::from_config},
+      {"Average", Average::from_config},
+      {"AveragePooling1D", AveragePooling1D::from_config},
+      {"AveragePooling2D", AveragePooling2D::from_config},
+      {"BatchNormalization", BatchNormalization::from_config},
+      {"Concatenate", Concatenate::from_config},
+      {"Conv1D", Conv1D::from_config},
+      {"Conv2D", Conv2D::from_config},
+      {"Dense", Dense::from_config},
+      {"DepthwiseConv2D", DepthwiseConv2D::from_config},
+      {"Dropout", Dropout::from_config},
+      {"Embedding", Embedding::from_config},
+      {"Flatten", Flatten::from_config},
+      {"GlobalAveragePooling1D", GlobalAveragePooling1D::from_config},
+      {"GlobalAveragePooling2D", GlobalAveragePooling2D::from_config},
+      {"GlobalMaxPooling1D", GlobalMaxPooling1D::from_config},
+      {"GlobalMaxPooling2D", GlobalMaxPooling2D::from_config},
+      {"InputLayer", InputLayer::from_config},
+      {"Lambda", Lambda::from_config},
+      {"LayerNormalization", LayerNormalization::from_config},
+      {"MaxPooling1D", MaxPooling1D::from_config},
+      {"MaxPooling2D", MaxPooling2D::from_config},
+      {"Maximum", Maximum::from_config},
+      {"Multiply", Multiply::from_config},
+      {"Permute", Permute::from_config},
+      {"RepeatVector", RepeatVector::from_config},
+      {"Reshape", Reshape::from_config},
+      {"Subtract", Subtract::from_config},
+      {"UpSampling2D", UpSampling2D::from_config},
+      {"ZeroPadding2D", ZeroPadding2D::from_config},
+  };
+}
+
+}  // namespace kiln::layers

@@ -1,0 +1,45 @@
+#pragma once
+// keras.layers.Dense: activation(inputs @ kernel + bias) over the last axis.
+#include <string>
+
+#include "layers/activations/activations.h"
+#include "layers/initializers/initializers.h"
+#include "layers/layer.h"
+#include "layers/regularizers/regularizers.h"
+
+namespace kiln::layers {
+
+struct DenseOptions {
+  std::string activation = "linear";
+  bool use_bias = true;
+  std::string kernel_initializer = "glorot_uniform";
+  std::string bias_initializer = "zeros";
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;
+  regularizers::RegularizerPtr bias_regularizer = nullptr;
+  KILN_LAYER_ARGS_FIELDS
+};
+
+class Dense : public Layer {
+  KILN_LAYER_CLASS(Dense)
+
+ public:
+  explicit Dense(int64_t units, DenseOptions options = {});
+  static LayerPtr from_config(const Config& config);
+
+  void build(const std::vector<Shape>& input_shapes) override;
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) override;
+  Config get_config() const override;
+
+  int64_t units() const { return units_; }
+  const Variable& kernel() const { return kernel_; }
+  const Variable& bias() const { return bias_; }
+
+ private:
+  int64_t units_;
+  DenseOptions options_;
+  activations::Activation activation_;
+  Variable kernel_;
+  Variable bias_;
+};
+
+}  // namespace kiln::layers

@@ -1,0 +1,203 @@
+#pragma once
+// The Keras Layer contract in C++. A constructor stores the config; build(input_shapes) creates
+// weights on the first call, when input shapes are known; call(inputs, context) computes. The
+// same call runs eagerly on concrete tensors, symbolically (functional model building, shape
+// inference) and inside traced train steps.
+//
+//   class Scale : public kiln::layers::Layer {
+//     KILN_LAYER_CLASS(Scale)
+//    public:
+//     explicit Scale(LayerArgs args = {}) : Layer(std::move(args)) {}
+//     void build(const std::vector<Shape>& shapes) override {
+//       factor_ = add_weight("factor", {shapes[0].dim(-1)}, initializers::ones());
+//     }
+//     std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) override {
+//       return {in[0] * read(factor_)};
+//     }
+//    private:
+//     Variable factor_;
+//   };
+#include <concepts>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/core/config.h"
+#include "framework/tensor/tensor.h"
+#include "framework/tensor/variable.h"
+#include "layers/dtype_policy.h"
+#include "layers/initializers/initializers.h"
+#include "layers/keras_tensor.h"
+#include "layers/regularizers/regularizers.h"
+
+namespace kiln::layers {
+
+// What every layer accepts besides its own arguments (Keras's base-layer kwargs).
+struct LayerArgs {
+  std::string name{};      // "" = a unique snake_case name from the class ("dense_2")
+  bool trainable = true;   // false freezes every weight of the layer
+  std::string dtype{};     // dtype policy name; "" = the global policy
+  Shape input_shape = {};  // without the batch dim: lets a Sequential build from its first layer
+};
+
+// The same arguments as fields of a layer's options struct, after its own (so designated
+// initializers read `{.activation = "relu", .name = "fc1"}`).
+#define KILN_LAYER_ARGS_FIELDS                    \
+  std::string name{};                             \
+  bool trainable = true;                          \
+  std::string dtype{};                            \
+  ::kiln::Shape input_shape{};                    \
+  ::kiln::layers::LayerArgs layer_args() const {  \
+    return {name, trainable, dtype, input_shape}; \
+  }
+
+struct CallContext {
+  bool training = false;
+  // One per input; an undefined tensor means that input has no mask (Keras: true = keep).
+  std::vector<Tensor> masks{};
+};
+
+class Layer : public std::enable_shared_from_this<Layer> {
+ public:
+  explicit Layer(LayerArgs args = {});
+  virtual ~Layer() = default;
+  Layer(Layer&&) = default;
+  Layer& operator=(Layer&&) = default;
+
+  // Keras's __call__: builds on first use, casts floating inputs to the compute dtype, calls.
+  std::vector<Tensor> operator()(const std::vector<Tensor>& inputs,
+                                 const CallContext& context = {});
+  Tensor operator()(const Tensor& input, bool training = false);
+  // On symbolic inputs (functional API): records the call. A temporary layer moves to the heap;
+  // a named one must already be owned by a shared_ptr (std::make_shared or kiln::layers::share).
+  std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs) &;
+  std::vector<KerasTensor> operator()(const std::vector<KerasTensor>& inputs) &&;
+  KerasTensor operator()(const KerasTensor& input) &;
+  KerasTensor operator()(const KerasTensor& input) &&;
+
+  // ---- what subclasses define ----
+  virtual std::string class_name() const = 0;
+  // The layer moved into a shared_ptr (KILN_LAYER_CLASS defines it).
+  virtual std::shared_ptr<Layer> into_shared() && = 0;
+  // Creates weights from the input shapes (batch dim first, possibly unknown).
+  virtual void build(const std::vector<Shape>& input_shapes);
+  virtual std::vector<Tensor> call(const std::vector<Tensor>& inputs,
+                                   const CallContext& context) = 0;
+  // Output shapes for input shapes; the default builds and runs call() on symbolic tensors.
+  virtual std::vector<TensorMeta> compute_output_spec(const std::vector<TensorMeta>& inputs);
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes);
+  // The output masks: the input mask passed through when the layer supports masking, else none.
+  virtual std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
+                                           const std::vector<Tensor>& masks);
+  // {"name", "trainable", "dtype", plus the layer's own arguments}; from_config is the
+  // registry's job (layers/registry.h).
+  virtual Config get_config() const;
+
+  // ---- state ----
+  const std::string& name() const;
+  bool built() const { return built_; }
+  bool trainable() const { return trainable_; }
+  void set_trainable(bool trainable) { trainable_ = trainable; }
+  const DTypePolicy& dtype_policy() const { return policy_; }
+  const Shape& input_shape_arg() const { return input_shape_; }
+  bool supports_masking() const { return supports_masking_; }
+
+  // Own weights then sublayers', depth first, each once (shared sublayers count once).
+  std::vector<Variable> weights() const;
+  std::vector<Variable> trainable_weights() const;
+  std::vector<Variable> non_trainable_weights() const;
+  int64_t count_params() const;
+  // The tracked sublayers (a model's layers, a wrapper's inner layer).
+  const std::vector<std::shared_ptr<Layer>>& sublayers() const { return sublayers_; }
+  // The sum of every weight regularizer's penalty (undefined when there are none).
+  Tensor regularization_loss() const;
+
+  // Builds from shapes without calling (what Keras's model.build does).
+  void build_from(const std::vector<Shape>& input_shapes);
+
+ protected:
+  // A weight named "<layer>/<name>", created from the initializer in the variable dtype.
+  Variable add_weight(const std::string& name, const Shape& shape,
+                      const initializers::InitializerPtr& initializer, bool trainable = true,
+                      regularizers::RegularizerPtr regularizer = nullptr);
+  // A sublayer whose weights become this layer's (subclassed models, wrappers).
+  template <typename L>
+  std::shared_ptr<L> track(std::shared_ptr<L> layer) {
+    sublayers_.push_back(layer);
+    return layer;
+  }
+  template <typename L>
+  requires std::derived_from<L, Layer> std::shared_ptr<L> track(L&& layer) {
+    return track(std::make_shared<L>(std::forward<L>(layer)));
+  }
+  // Replaces the tracked sublayers (a Sequential's pop).
+  void set_sublayers(std::vector<std::shared_ptr<Layer>> layers) { sublayers_ = std::move(layers); }
+  // A weight's value in the compute dtype (cast under mixed policies).
+  Tensor read(const Variable& weight) const;
+  // Layers that pass masks through unchanged (elementwise ones) set this.
+  bool supports_masking_ = false;
+
+ private:
+  std::vector<KerasTensor> call_symbolic(std::shared_ptr<Layer> self,
+                                         const std::vector<KerasTensor>& inputs);
+  void collect_weights(std::vector<Variable>& out, std::vector<const Layer*>& seen) const;
+  void collect_trainable(std::vector<Variable>& out, std::vector<const Layer*>& seen,
+                         bool want_trainable, bool parent_trainable = true) const;
+
+  mutable std::string name_;  // given on first use (see name())
+  bool trainable_ = true;
+  DTypePolicy policy_;
+  Shape input_shape_;
+  bool built_ = false;
+  std::vector<Variable> weights_;
+  std::vector<regularizers::RegularizerPtr> regularizers_;  // parallel to weights_
+  std::vector<std::shared_ptr<Layer>> sublayers_;
+};
+
+using LayerPtr = std::shared_ptr<Layer>;
+
+// Moves a layer to the heap for sharing between several calls (shared layers).
+template <typename L>
+requires std::derived_from<L, Layer> std::shared_ptr<L> share(L&& layer) {
+  return std::make_shared<L>(std::forward<L>(layer));
+}
+
+// A layer held by a container (Sequential, model lists): from a shared_ptr, or a temporary
+// layer moved to the heap, so `Sequential({Dense(64), Dropout(0.5)})` reads as in Keras.
+class LayerRef {
+ public:
+  template <typename L>
+  requires std::derived_from<L, Layer> LayerRef(std::shared_ptr<L> layer)
+      : layer_(std::move(layer)) {}
+  template <typename L>
+  requires(std::derived_from<std::remove_cvref_t<L>, Layer> && !std::is_lvalue_reference_v<L>)
+      LayerRef(L&& layer)
+      : layer_(std::make_shared<std::remove_cvref_t<L>>(std::move(layer))) {}
+  // An Input(...) in a Sequential list: its input layer.
+  LayerRef(const KerasTensor& input);
+
+  const LayerPtr& get() const { return layer_; }
+
+ private:
+  LayerPtr layer_;
+};
+
+// A unique name for an instance of a class in this process: "dense", "dense_1", ... (Keras's
+// backend uid). reset_names() restarts the counts (keras.backend.clear_session()).
+std::string unique_name(const std::string& class_name);
+void reset_names();
+std::string to_snake_case(const std::string& class_name);
+
+}  // namespace kiln::layers
+
+// Inside a layer class: its Keras class name and the move into a shared_ptr.
+#define KILN_LAYER_CLASS(Name)                                       \
+ public:                                                             \
+  std::string class_name() const override {                          \
+    return #Name;                                                    \
+  }                                                                  \
+  std::shared_ptr<::kiln::layers::Layer> into_shared() && override { \
+    return std::make_shared<Name>(std::move(*this));                 \
+  }                                                                  \
+                                                                     \
+ private:

@@ -1,0 +1,58 @@
+#include "layers/layer_config.h"
+
+#include "layers/initializers/initializers.h"
+
+namespace kiln::layers {
+
+Config serialize_initializer(const std::string& name) {
+  return Config::map()
+      .set("module", "keras.initializers")
+      .set("class_name", initializers::get(name)->name())
+      .set("config", Config::map())
+      .set("registered_name", Config());
+}
+
+std::string initializer_name(const Config& config, std::string_view key, std::string fallback) {
+  const Config* c = config.find(key);
+  if (c == nullptr || c->is_null()) return fallback;
+  const std::string name = c->is_string() ? c->as_string() : (*c)["class_name"].as_string();
+  initializers::get(name);  // unknown names fail here with a suggestion
+  return name;
+}
+
+Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer) {
+  return regularizer ? regularizers::serialize(*regularizer) : Config();
+}
+
+regularizers::RegularizerPtr regularizer_of(const Config& config, std::string_view key) {
+  const Config* c = config.find(key);
+  return c == nullptr ? nullptr : regularizers::from_config(*c);
+}
+
+void check_layer_keys(const Config& config, std::initializer_list<std::string_view> own,
+                      std::string_view class_name) {
+  std::vector<std::string> known{"name", "trainable", "dtype", "input_shape", "batch_input_shape"};
+  known.insert(known.end(), own.begin(), own.end());
+  config.check_keys(known, class_name);
+}
+
+LayerArgs layer_args_of(const Config& config) {
+  LayerArgs args;
+  args.name = config.get_string("name", "");
+  args.trainable = config.get_bool("trainable", true);
+  if (const Config* d = config.find("dtype"); d != nullptr && !d->is_null()) {
+    // Keras 3 writes {"class_name": "DTypePolicy", "config": {"name": "float32"}}.
+    args.dtype = d->is_string() ? d->as_string() : (*d)["config"]["name"].as_string();
+  }
+  if (const Config* s = config.find("batch_input_shape"); s != nullptr && !s->is_null()) {
+    std::vector<int64_t> dims;
+    for (size_t i = 1; i < s->size(); ++i)
+      dims.push_back(s->at(i).is_null() ? -1 : s->at(i).as_int());
+    args.input_shape = Shape(std::move(dims));
+  } else if (const Config* s2 = config.find("input_shape"); s2 != nullptr && !s2->is_null()) {
+    args.input_shape = Shape(s2->as_int_list());
+  }
+  return args;
+}
+
+}  // namespace kiln::layers

@@ -1,0 +1,137 @@
+#include "layers/normalization/batch_normalization.h"
+
+#include <tuple>
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "layers/layer_config.h"
+#include "layers/normalization/normalize.h"
+#include "layers/unsupported_args.h"
+
+namespace kiln::layers {
+
+BatchNormalization::BatchNormalization(BatchNormalizationOptions options)
+    : Layer(options.layer_args()), options_(std::move(options)) {
+  KILN_CHECK(options_.epsilon > 0, "BatchNormalization: epsilon must be positive, got ",
+             options_.epsilon);
+  supports_masking_ = true;
+}
+
+void BatchNormalization::build(const std::vector<Shape>& input_shapes) {
+  const Shape& s = input_shapes.at(0);
+  axis_ = normalize_axis(options_.axis, s.rank());
+  const int64_t channels = s[axis_];
+  KILN_CHECK(channels > 0, "BatchNormalization needs a known size of axis ", options_.axis,
+             ", got input ", s);
+  const Shape shape{channels};
+  if (options_.scale)
+    gamma_ = add_weight("gamma", shape, initializers::get(options_.gamma_initializer), true,
+                        options_.gamma_regularizer);
+  if (options_.center)
+    beta_ = add_weight("beta", shape, initializers::get(options_.beta_initializer), true,
+                       options_.beta_regularizer);
+  moving_mean_ =
+      add_weight("moving_mean", shape, initializers::get(options_.moving_mean_initializer), false);
+  moving_variance_ = add_weight("moving_variance", shape,
+                                initializers::get(options_.moving_variance_initializer), false);
+}
+
+std::pair<Tensor, Tensor> BatchNormalization::moments(const Tensor& x, const Tensor& mask) const {
+  std::vector<int64_t> axes;
+  for (int i = 0; i < x.rank(); ++i)
+    if (i != axis_) axes.push_back(i);
+  if (!mask.defined()) return {ops::mean(x, axes, true), ops::variance(x, axes, true)};
+  KILN_CHECK(mask.rank() == x.rank() - 1, "BatchNormalization: the mask must have one dim less ",
+             "than the input, got mask ", mask.shape(), " for input ", x.shape());
+  // Keras's masked moments: weights 1 at kept positions, and its epsilon against an all-masked
+  // batch.
+  const Tensor weight = ops::broadcast_like(ops::cast(ops::expand_dims(mask, -1), x.dtype()), x);
+  const Tensor count = ops::sum(weight, axes, true) + 1e-7;
+  const Tensor mean = ops::sum(x * weight, axes, true) / count;
+  const Tensor variance = ops::sum(ops::square((x - mean) * weight), axes, true) / count;
+  return {mean, variance};
+}
+
+void BatchNormalization::update_moving(const Variable& moving, const Tensor& batch) const {
+  const Tensor current = ops::cast(moving.value(), batch.dtype());
+  const Tensor batch_flat = ops::reshape(batch, moving.shape());
+  const Tensor updated = current * options_.momentum + batch_flat * (1.0 - options_.momentum);
+  moving.assign(ops::cast(updated, moving.dtype()));
+}
+
+std::vector<Tensor> BatchNormalization::call(const std::vector<Tensor>& inputs,
+                                             const CallContext& context) {
+  const Tensor x = ops::cast(inputs[0], statistics_dtype(inputs[0].dtype()));
+  KILN_CHECK(x.rank() > axis_ && x.dim(axis_) == moving_mean_.shape()[0],
+             "BatchNormalization was built for ", moving_mean_.shape()[0], " channels on axis ",
+             axis_, ", got input ", x.shape());
+  const std::vector<int> param_axes{axis_};
+  // The weights are read in the statistics dtype, not cast to a half compute dtype.
+  const auto param = [&](const Variable& v) {
+    return v.defined() ? broadcast_param(ops::cast(v.value(), x.dtype()), param_axes, x.rank())
+                       : Tensor();
+  };
+  Tensor mean;
+  Tensor variance;
+  if (context.training && trainable()) {
+    std::tie(mean, variance) = moments(x, context.masks.empty() ? Tensor() : context.masks[0]);
+    update_moving(moving_mean_, mean);
+    update_moving(moving_variance_, variance);
+  } else {
+    mean = param(moving_mean_);
+    variance = param(moving_variance_);
+  }
+  const Tensor y = normalize(x, mean, variance, param(gamma_), param(beta_), options_.epsilon);
+  return {ops::cast(y, dtype_policy().compute)};
+}
+
+Config BatchNormalization::get_config() const {
+  return Layer::get_config()
+      .set("axis", options_.axis)
+      .set("momentum", options_.momentum)
+      .set("epsilon", options_.epsilon)
+      .set("center", options_.center)
+      .set("scale", options_.scale)
+      .set("beta_initializer", serialize_initializer(options_.beta_initializer))
+      .set("gamma_initializer", serialize_initializer(options_.gamma_initializer))
+      .set("moving_mean_initializer", serialize_initializer(options_.moving_mean_initializer))
+      .set("moving_variance_initializer",
+           serialize_initializer(options_.moving_variance_initializer))
+      .set("beta_regularizer", serialize_regularizer(options_.beta_regularizer))
+      .set("gamma_regularizer", serialize_regularizer(options_.gamma_regularizer))
+      .set("beta_constraint", Config())
+      .set("gamma_constraint", Config())
+      .set("synchronized", false);
+}
+
+LayerPtr BatchNormalization::from_config(const Config& c) {
+  check_layer_keys(c,
+                   {"axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
+                    "gamma_initializer", "moving_mean_initializer", "moving_variance_initializer",
+                    "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint",
+                    "synchronized", "renorm", "renorm_clipping", "renorm_momentum"},
+                   "BatchNormalization");
+  require_null(c, {"beta_constraint", "gamma_constraint", "renorm_clipping"}, "BatchNormalization");
+  // Neither batch renormalization nor statistics all-reduced across replicas is implemented.
+  for (const char* key : {"renorm", "synchronized"})
+    KILN_CHECK(!c.get_bool(key, false), c.where(), "BatchNormalization: ", key,
+               " = true is not supported");
+  BatchNormalizationOptions o;
+  o.axis = c.get_int("axis", o.axis);
+  o.momentum = c.get_double("momentum", o.momentum);
+  o.epsilon = c.get_double("epsilon", o.epsilon);
+  o.center = c.get_bool("center", o.center);
+  o.scale = c.get_bool("scale", o.scale);
+  o.beta_initializer = initializer_name(c, "beta_initializer", o.beta_initializer);
+  o.gamma_initializer = initializer_name(c, "gamma_initializer", o.gamma_initializer);
+  o.moving_mean_initializer =
+      initializer_name(c, "moving_mean_initializer", o.moving_mean_initializer);
+  o.moving_variance_initializer =
+      initializer_name(c, "moving_variance_initializer", o.moving_variance_initializer);
+  o.beta_regularizer = regularizer_of(c, "beta_regularizer");
+  o.gamma_regularizer = regularizer_of(c, "gamma_regularizer");
+  read_layer_args(c, o);
+  return std::make_shared<BatchNormalization>(std::move(o));
+}
+
+}  // namespace kiln::layers

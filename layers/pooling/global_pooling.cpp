@@ -1,0 +1,56 @@
+#include "layers/pooling/global_pooling.h"
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "layers/layer_config.h"
+#include "layers/spatial_args.h"
+
+namespace kiln::layers {
+
+GlobalPooling::GlobalPooling(int rank, Kind kind, GlobalPoolingOptions options)
+    : Layer(options.layer_args()), rank_(rank), kind_(kind), keepdims_(options.keepdims) {}
+
+std::vector<Tensor> GlobalPooling::call(const std::vector<Tensor>& inputs,
+                                        const CallContext& context) {
+  const Tensor& x = inputs[0];
+  KILN_CHECK(x.rank() == rank_ + 2, "expects inputs [batch, ", rank_,
+             " spatial dims, channels], got ", x.shape());
+  std::vector<int64_t> axes;
+  for (int i = 1; i <= rank_; ++i) axes.push_back(i);
+  if (kind_ == Kind::max) return {ops::max(x, axes, keepdims_)};
+  const Tensor mask = context.masks.empty() ? Tensor() : context.masks[0];
+  if (rank_ != 1 || !mask.defined()) return {ops::mean(x, axes, keepdims_)};
+  // The mean over the kept steps only (Keras divides without an epsilon, as here).
+  KILN_CHECK(mask.rank() == 2, "expects a [batch, steps] mask, got ", mask.shape());
+  const Tensor weight = ops::cast(ops::expand_dims(mask, 2), x.dtype());
+  return {ops::sum(x * weight, axes, keepdims_) /
+          ops::sum(ops::broadcast_like(weight, x), axes, keepdims_)};
+}
+
+Config GlobalPooling::get_config() const {
+  return Layer::get_config().set("data_format", "channels_last").set("keepdims", keepdims_);
+}
+
+GlobalPoolingOptions GlobalPooling::options_of(const Config& c, std::string_view class_name) {
+  check_layer_keys(c, {"data_format", "keepdims"}, class_name);
+  require_channels_last(c, class_name);
+  GlobalPoolingOptions o;
+  o.keepdims = c.get_bool("keepdims", o.keepdims);
+  read_layer_args(c, o);
+  return o;
+}
+
+LayerPtr GlobalAveragePooling1D::from_config(const Config& c) {
+  return std::make_shared<GlobalAveragePooling1D>(options_of(c, "GlobalAveragePooling1D"));
+}
+LayerPtr GlobalAveragePooling2D::from_config(const Config& c) {
+  return std::make_shared<GlobalAveragePooling2D>(options_of(c, "GlobalAveragePooling2D"));
+}
+LayerPtr GlobalMaxPooling1D::from_config(const Config& c) {
+  return std::make_shared<GlobalMaxPooling1D>(options_of(c, "GlobalMaxPooling1D"));
+}
+LayerPtr GlobalMaxPooling2D::from_config(const Config& c) {
+  return std::make_shared<GlobalMaxPooling2D>(options_of(c, "GlobalMaxPooling2D"));
+}
+
+}  // namespace kiln::layers

@@ -1,0 +1,26 @@
+#include "layers/random/seed_generator.h"
+
+#include "framework/ops/ops.h"
+#include "framework/random/random.h"
+
+namespace kiln::layers {
+
+SeedGenerator::SeedGenerator(std::optional<int64_t> seed, const std::string& name) {
+  // A drawn seed comes from the process generator's next stream, so layers made in the same order
+  // after the same set_seed get the same seeds.
+  const int64_t key = seed ? *seed
+                           : static_cast<int64_t>(random::default_generator().next_stream() ^
+                                                  (random::default_generator().seed() << 20));
+  state_ =
+      Variable(from_vector<int64_t>({key, 0}, {2}), name.empty() ? "seed_generator" : name, false);
+}
+
+Tensor SeedGenerator::next() const {
+  // Returns the advanced value rather than the current one: eagerly, a variable's value is its
+  // live storage, which the assignment would overwrite.
+  const Tensor advanced = state_.value() + from_vector<int64_t>({0, 1}, {2});
+  state_.assign(advanced);
+  return advanced;
+}
+
+}  // namespace kiln::layers

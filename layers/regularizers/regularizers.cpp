@@ -1,0 +1,84 @@
+#include "layers/regularizers/regularizers.h"
+
+#include "framework/core/error.h"
+#include "framework/core/suggest.h"
+#include "framework/ops/ops.h"
+
+namespace kiln::regularizers {
+namespace {
+
+// Keras's L1, L2 and L1L2 are one penalty with some factors zero; the class name records which
+// arguments the config carries.
+class L1L2 : public Regularizer {
+ public:
+  L1L2(std::string class_name, double l1, double l2)
+      : class_name_(std::move(class_name)), l1_(l1), l2_(l2) {}
+
+  Tensor operator()(const Tensor& w) const override {
+    Tensor penalty = zeros({}, w.dtype());
+    if (l1_ != 0) penalty = penalty + ops::sum(ops::abs(w)) * l1_;
+    if (l2_ != 0) penalty = penalty + ops::sum(ops::square(w)) * l2_;
+    return penalty;
+  }
+  std::string class_name() const override { return class_name_; }
+  Config get_config() const override {
+    Config c = Config::map();
+    if (class_name_ != "L2") c.set("l1", l1_);
+    if (class_name_ != "L1") c.set("l2", l2_);
+    return c;
+  }
+
+ private:
+  std::string class_name_;
+  double l1_;
+  double l2_;
+};
+
+}  // namespace
+
+RegularizerPtr l1(double l1) {
+  return std::make_shared<L1L2>("L1", l1, 0.0);
+}
+RegularizerPtr l2(double l2) {
+  return std::make_shared<L1L2>("L2", 0.0, l2);
+}
+RegularizerPtr l1_l2(double l1, double l2) {
+  return std::make_shared<L1L2>("L1L2", l1, l2);
+}
+
+RegularizerPtr get(std::string_view name) {
+  if (name == "l1" || name == "L1") return l1();
+  if (name == "l2" || name == "L2") return l2();
+  if (name == "l1_l2" || name == "L1L2") return l1_l2();
+  const std::string hint = did_you_mean(name, {"l1", "l2", "l1_l2"});
+  throw Error("unknown regularizer '" + std::string(name) + "'" +
+              (hint.empty() ? "" : " (" + hint + ")"));
+}
+
+RegularizerPtr from_config(const Config& config) {
+  if (config.is_null()) return nullptr;
+  if (config.is_string()) return get(config.as_string());
+  const std::string cls = config["class_name"].as_string();
+  const Config args = config.contains("config") ? config["config"] : Config::map();
+  if (cls == "L1") {
+    args.check_keys({"l1"}, "L1");
+    return l1(args.get_double("l1", 0.01));
+  }
+  if (cls == "L2") {
+    args.check_keys({"l2"}, "L2");
+    return l2(args.get_double("l2", 0.01));
+  }
+  if (cls == "L1L2") {
+    args.check_keys({"l1", "l2"}, "L1L2");
+    return l1_l2(args.get_double("l1", 0.0), args.get_double("l2", 0.0));
+  }
+  return get(cls);
+}
+
+Config serialize(const Regularizer& regularizer) {
+  return Config::map()
+      .set("class_name", regularizer.class_name())
+      .set("config", regularizer.get_config());
+}
+
+}  // namespace kiln::regularizers

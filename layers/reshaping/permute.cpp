@@ -1,0 +1,40 @@
+#include "layers/reshaping/permute.h"
+
+#include <algorithm>
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "layers/layer_config.h"
+
+namespace kiln::layers {
+
+Permute::Permute(std::vector<int64_t> dims, PermuteOptions options)
+    : Layer(options.layer_args()), dims_(std::move(dims)) {
+  std::vector<int64_t> sorted = dims_;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    KILN_CHECK(sorted[i] == static_cast<int64_t>(i) + 1, "Permute: dims must be a permutation of ",
+               "1..", sorted.size(), " (the batch axis is not counted), got ", Shape(dims_));
+}
+
+std::vector<Tensor> Permute::call(const std::vector<Tensor>& inputs, const CallContext&) {
+  const Tensor& x = inputs[0];
+  KILN_CHECK(x.rank() == static_cast<int>(dims_.size()) + 1, "Permute with dims ", Shape(dims_),
+             " expects inputs of rank ", dims_.size() + 1, ", got ", x.shape());
+  std::vector<int64_t> perm{0};
+  for (const int64_t d : dims_) perm.push_back(d);
+  return {ops::transpose(x, std::move(perm))};
+}
+
+Config Permute::get_config() const {
+  return Layer::get_config().set("dims", Config(dims_));
+}
+
+LayerPtr Permute::from_config(const Config& c) {
+  check_layer_keys(c, {"dims"}, "Permute");
+  PermuteOptions o;
+  read_layer_args(c, o);
+  return std::make_shared<Permute>(c["dims"].as_int_list(), std::move(o));
+}
+
+}  // namespace kiln::layers

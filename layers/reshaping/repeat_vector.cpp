@@ -1,0 +1,33 @@
+#include "layers/reshaping/repeat_vector.h"
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "layers/layer_config.h"
+
+namespace kiln::layers {
+
+RepeatVector::RepeatVector(int64_t n, RepeatVectorOptions options)
+    : Layer(options.layer_args()), n_(n) {
+  KILN_CHECK(n > 0, "RepeatVector: n must be positive, got ", n);
+}
+
+std::vector<Tensor> RepeatVector::call(const std::vector<Tensor>& inputs, const CallContext&) {
+  const Tensor& x = inputs[0];
+  KILN_CHECK(x.rank() == 2, "RepeatVector expects [batch, features] inputs, got ", x.shape());
+  // Gathering index 0 n times along a new axis repeats the sample without knowing the batch
+  // size, and its gradient (a scatter-add) sums the copies back.
+  return {ops::gather(ops::expand_dims(x, 1), zeros({n_}, DType::i64), 1)};
+}
+
+Config RepeatVector::get_config() const {
+  return Layer::get_config().set("n", n_);
+}
+
+LayerPtr RepeatVector::from_config(const Config& c) {
+  check_layer_keys(c, {"n"}, "RepeatVector");
+  RepeatVectorOptions o;
+  read_layer_args(c, o);
+  return std::make_shared<RepeatVector>(c["n"].as_int(), std::move(o));
+}
+
+}  // namespace kiln::layers

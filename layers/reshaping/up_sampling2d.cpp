@@ -1,0 +1,54 @@
+#include "layers/reshaping/up_sampling2d.h"
+
+#include "framework/core/error.h"
+#include "framework/ops/ops.h"
+#include "layers/layer_config.h"
+#include "layers/spatial_args.h"
+
+namespace kiln::layers {
+namespace {
+
+// Each source index `factor` times in a row: {0, 0, 1, 1, ...}.
+Tensor repeated_indices(int64_t length, int64_t factor) {
+  std::vector<int64_t> idx;
+  for (int64_t i = 0; i < length; ++i)
+    for (int64_t k = 0; k < factor; ++k) idx.push_back(i);
+  return from_vector(idx, {length * factor}, DType::i64);
+}
+
+}  // namespace
+
+UpSampling2D::UpSampling2D(std::vector<int64_t> size, UpSampling2DOptions options)
+    : Layer(options.layer_args()),
+      size_(per_axis(size, 2, "UpSampling2D size")),
+      interpolation_(std::move(options.interpolation)) {
+  KILN_CHECK(interpolation_ == "nearest", "UpSampling2D: interpolation '", interpolation_,
+             "' is not supported; kiln implements 'nearest'");
+}
+
+std::vector<Tensor> UpSampling2D::call(const std::vector<Tensor>& inputs, const CallContext&) {
+  const Tensor& x = inputs[0];
+  KILN_CHECK(x.rank() == 4 && x.dim(1) >= 0 && x.dim(2) >= 0,
+             "UpSampling2D expects NHWC inputs with known height and width, got ", x.shape());
+  // Nearest-neighbour upsampling by an integer factor is a gather of repeated indices per axis.
+  const Tensor rows = ops::gather(x, repeated_indices(x.dim(1), size_[0]), 1);
+  return {ops::gather(rows, repeated_indices(x.dim(2), size_[1]), 2)};
+}
+
+Config UpSampling2D::get_config() const {
+  return Layer::get_config()
+      .set("size", Config(size_))
+      .set("data_format", "channels_last")
+      .set("interpolation", interpolation_);
+}
+
+LayerPtr UpSampling2D::from_config(const Config& c) {
+  check_layer_keys(c, {"size", "data_format", "interpolation"}, "UpSampling2D");
+  require_channels_last(c, "UpSampling2D");
+  UpSampling2DOptions o;
+  o.interpolation = c.get_string("interpolation", o.interpolation);
+  read_layer_args(c, o);
+  return std::make_shared<UpSampling2D>(int_list_or(c, "size", {2, 2}), std::move(o));
+}
+
+}  // namespace kiln::layers

@@ -1,0 +1,33 @@
+#include "layers/spatial_args.h"
+
+#include "framework/core/error.h"
+
+namespace kiln::layers {
+
+std::vector<int64_t> per_axis(const std::vector<int64_t>& value, int rank, std::string_view what,
+                              int64_t minimum) {
+  KILN_CHECK(value.size() == 1 || static_cast<int>(value.size()) == rank, what, " needs 1 or ",
+             rank, " values, got ", value.size());
+  std::vector<int64_t> out;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t v = value.size() == 1 ? value[0] : value[static_cast<size_t>(i)];
+    KILN_CHECK(v >= minimum, what, minimum > 0 ? " must be positive" : " must not be negative",
+               ", got ", v);
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
+                                 std::vector<int64_t> fallback) {
+  const Config* c = config.find(key);
+  return c == nullptr || c->is_null() ? fallback : c->as_int_list();
+}
+
+void require_channels_last(const Config& config, std::string_view class_name) {
+  const std::string format = config.get_string("data_format", "channels_last");
+  KILN_CHECK(format == "channels_last", config.where(), class_name, ": data_format '", format,
+             "' is not supported; kiln layers take channels_last inputs");
+}
+
+}  // namespace kiln::layers

@@ -1,0 +1,26 @@
+#pragma once
+// The arguments windowed layers share with Keras (convolution, pooling, padding, upsampling):
+// int-or-tuple sizes (kernel_size, strides, dilation_rate, pool_size, size) and data_format.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "framework/core/config.h"
+
+namespace kiln::layers {
+
+// A size given once for every spatial axis or once per axis, as `rank` values of at least
+// `minimum` (padding may be 0, sizes may not). `what` names the layer class and argument in
+// errors ("Conv2D kernel_size").
+std::vector<int64_t> per_axis(const std::vector<int64_t>& value, int rank, std::string_view what,
+                              int64_t minimum = 1);
+
+// An int-or-list config value, or `fallback` when the key is absent or null.
+std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
+                                 std::vector<int64_t> fallback);
+
+// kiln's windowed layers work on channels_last only; a config asking for channels_first (Keras
+// writes data_format into every such config) is an error rather than a silent transpose.
+void require_channels_last(const Config& config, std::string_view class_name);
+
+}  // namespace kiln::layers

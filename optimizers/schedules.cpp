@@ -1,0 +1,259 @@
+#include "optimizers/schedules.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numbers>
+
+#include "framework/core/error.h"
+#include "framework/core/suggest.h"
+#include "framework/ops/ops.h"
+
+namespace kiln::optimizers {
+namespace {
+
+// Keras computes every schedule in the dtype of its initial rate, float32.
+Tensor as_float32(const Tensor& step) {
+  return step.dtype() == DType::f32 ? step : ops::cast(step, DType::f32);
+}
+
+// A scalar constant next to `like` (same dtype and device), for ops that need two tensors.
+Tensor constant_like(double value, const Tensor& like) {
+  return scalar(value, like.dtype(), like.device());
+}
+
+// kiln has no floor op; truncation toward zero is floor here because steps are never negative.
+Tensor floor_nonnegative(const Tensor& x) {
+  return ops::cast(ops::cast(x, DType::i64), x.dtype());
+}
+
+void check_decay_steps(double decay_steps, std::string_view schedule) {
+  KILN_CHECK(decay_steps > 0, schedule, ": decay_steps must be > 0, got ", decay_steps);
+}
+
+using ScheduleFactory = std::function<SchedulePtr(const Config&)>;
+
+const std::map<std::string, ScheduleFactory, std::less<>>& registry() {
+  static const std::map<std::string, ScheduleFactory, std::less<>> factories{
+      {"ExponentialDecay",
+       [](const Config& c) {
+         c.check_keys({"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"},
+                      "schedule ExponentialDecay");
+         return std::make_shared<ExponentialDecay>(
+             c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
+             c["decay_rate"].as_double(), c.get_bool("staircase", false),
+             c.get_string("name", "ExponentialDecay"));
+       }},
+      {"PiecewiseConstantDecay",
+       [](const Config& c) {
+         c.check_keys({"boundaries", "values", "name"}, "schedule PiecewiseConstantDecay");
+         return std::make_shared<PiecewiseConstantDecay>(c["boundaries"].as_double_list(),
+                                                         c["values"].as_double_list(),
+                                                         c.get_string("name", "PiecewiseConstant"));
+       }},
+      {"CosineDecay",
+       [](const Config& c) {
+         c.check_keys({"initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target",
+                       "warmup_steps"},
+                      "schedule CosineDecay");
+         const Config* target = c.find("warmup_target");
+         return std::make_shared<CosineDecay>(
+             c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
+             c.get_double("alpha", 0.0), c.get_string("name", "CosineDecay"),
+             target == nullptr || target->is_null() ? std::nullopt
+                                                    : std::optional(target->as_double()),
+             c.get_double("warmup_steps", 0));
+       }},
+      {"InverseTimeDecay",
+       [](const Config& c) {
+         c.check_keys({"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"},
+                      "schedule InverseTimeDecay");
+         return std::make_shared<InverseTimeDecay>(
+             c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
+             c["decay_rate"].as_double(), c.get_bool("staircase", false),
+             c.get_string("name", "InverseTimeDecay"));
+       }},
+  };
+  return factories;
+}
+
+}  // namespace
+
+double LearningRateSchedule::at(int64_t step) const {
+  return (*this)(scalar(static_cast<double>(step))).item<double>();
+}
+
+Config LearningRateSchedule::get_config() const {
+  throw Error("learning-rate schedule '" + class_name() +
+              "' must override get_config() to be serializable");
+}
+
+// ---- ExponentialDecay ----
+
+ExponentialDecay::ExponentialDecay(double initial_learning_rate, double decay_steps,
+                                   double decay_rate, bool staircase, std::string name)
+    : initial_learning_rate_(initial_learning_rate),
+      decay_steps_(decay_steps),
+      decay_rate_(decay_rate),
+      staircase_(staircase),
+      name_(std::move(name)) {
+  check_decay_steps(decay_steps, "ExponentialDecay");
+}
+
+Tensor ExponentialDecay::operator()(const Tensor& step) const {
+  const Tensor s = as_float32(step);
+  Tensor p = s / decay_steps_;
+  if (staircase_) p = floor_nonnegative(p);
+  return constant_like(initial_learning_rate_, s) * ops::pow(constant_like(decay_rate_, s), p);
+}
+
+Config ExponentialDecay::get_config() const {
+  return Config::map()
+      .set("initial_learning_rate", initial_learning_rate_)
+      .set("decay_steps", decay_steps_)
+      .set("decay_rate", decay_rate_)
+      .set("staircase", staircase_)
+      .set("name", name_);
+}
+
+// ---- PiecewiseConstantDecay ----
+
+PiecewiseConstantDecay::PiecewiseConstantDecay(std::vector<double> boundaries,
+                                               std::vector<double> values, std::string name)
+    : boundaries_(std::move(boundaries)), values_(std::move(values)), name_(std::move(name)) {
+  KILN_CHECK(!boundaries_.empty() && boundaries_.size() + 1 == values_.size(),
+             "PiecewiseConstantDecay: needs one value more than boundaries and at least one "
+             "boundary, got ",
+             boundaries_.size(), " boundaries and ", values_.size(), " values");
+  KILN_CHECK(std::is_sorted(boundaries_.begin(), boundaries_.end()),
+             "PiecewiseConstantDecay: boundaries must be increasing, got ",
+             Config(boundaries_).to_json());
+}
+
+Tensor PiecewiseConstantDecay::operator()(const Tensor& step) const {
+  const Tensor s = as_float32(step);
+  // The sum of value_i times "step lies in interval i": exactly one indicator is 1.
+  const auto in = [&](const Tensor& condition, double value) {
+    return ops::cast(condition, DType::f32) * value;
+  };
+  Tensor result = in(ops::less_equal(s, constant_like(boundaries_.front(), s)), values_.front());
+  result = result + in(ops::greater(s, boundaries_.back()), values_.back());
+  for (size_t i = 1; i < boundaries_.size(); ++i) {
+    const Tensor inside = ops::logical_and(ops::greater(s, boundaries_[i - 1]),
+                                           ops::less_equal(s, constant_like(boundaries_[i], s)));
+    result = result + in(inside, values_[i]);
+  }
+  return result;
+}
+
+Config PiecewiseConstantDecay::get_config() const {
+  return Config::map()
+      .set("boundaries", Config(boundaries_))
+      .set("values", Config(values_))
+      .set("name", name_);
+}
+
+// ---- CosineDecay ----
+
+CosineDecay::CosineDecay(double initial_learning_rate, double decay_steps, double alpha,
+                         std::string name, std::optional<double> warmup_target, double warmup_steps)
+    : initial_learning_rate_(initial_learning_rate),
+      decay_steps_(decay_steps),
+      alpha_(alpha),
+      name_(std::move(name)),
+      warmup_target_(warmup_target),
+      warmup_steps_(warmup_steps) {
+  check_decay_steps(decay_steps, "CosineDecay");
+  KILN_CHECK(warmup_steps >= 0, "CosineDecay: warmup_steps must be >= 0, got ", warmup_steps);
+}
+
+Tensor CosineDecay::operator()(const Tensor& step) const {
+  const Tensor s = as_float32(step);
+  const Tensor decay_steps = constant_like(decay_steps_, s);
+  // The cosine from `from` at `decay_step` of decay_steps.
+  const auto decay = [&](const Tensor& decay_step, const Tensor& from) {
+    const Tensor fraction = decay_step / decay_steps;
+    const Tensor cosine = (ops::cos(constant_like(std::numbers::pi, s) * fraction) + 1.0) * 0.5;
+    return from * (cosine * (1.0 - alpha_) + alpha_);
+  };
+  const Tensor initial = constant_like(initial_learning_rate_, s);
+  if (!warmup_target_) return decay(ops::minimum(s, decay_steps), initial);
+
+  const Tensor target = constant_like(*warmup_target_, s);
+  const Tensor warmup_steps = constant_like(warmup_steps_, s);
+  const Tensor clamped = ops::minimum(s, decay_steps + warmup_steps);
+  const Tensor warmup = (target - initial) * (clamped / warmup_steps) + initial;
+  return ops::where(ops::less(clamped, warmup_steps), warmup,
+                    decay(clamped - warmup_steps, target));
+}
+
+Config CosineDecay::get_config() const {
+  return Config::map()
+      .set("initial_learning_rate", initial_learning_rate_)
+      .set("decay_steps", decay_steps_)
+      .set("alpha", alpha_)
+      .set("name", name_)
+      .set("warmup_target", warmup_target_ ? Config(*warmup_target_) : Config())
+      .set("warmup_steps", warmup_steps_);
+}
+
+// ---- InverseTimeDecay ----
+
+InverseTimeDecay::InverseTimeDecay(double initial_learning_rate, double decay_steps,
+                                   double decay_rate, bool staircase, std::string name)
+    : initial_learning_rate_(initial_learning_rate),
+      decay_steps_(decay_steps),
+      decay_rate_(decay_rate),
+      staircase_(staircase),
+      name_(std::move(name)) {
+  check_decay_steps(decay_steps, "InverseTimeDecay");
+}
+
+Tensor InverseTimeDecay::operator()(const Tensor& step) const {
+  const Tensor s = as_float32(step);
+  Tensor p = s / decay_steps_;
+  if (staircase_) p = floor_nonnegative(p);
+  return constant_like(initial_learning_rate_, s) / (constant_like(decay_rate_, s) * p + 1.0);
+}
+
+Config InverseTimeDecay::get_config() const {
+  return Config::map()
+      .set("initial_learning_rate", initial_learning_rate_)
+      .set("decay_steps", decay_steps_)
+      .set("decay_rate", decay_rate_)
+      .set("staircase", staircase_)
+      .set("name", name_);
+}
+
+// ---- configs ----
+
+SchedulePtr schedule_from_config(const Config& config) {
+  KILN_CHECK(config.is_map(), config.where(),
+             "a learning-rate schedule is a map {\"class_name\": ..., \"config\": {...}}, got ",
+             config.to_json());
+  config.check_keys({"class_name", "config", "module", "registered_name"},
+                    "a learning-rate schedule");
+  const std::string& name = config["class_name"].as_string();
+  const auto it = registry().find(name);
+  if (it == registry().end()) {
+    const std::string hint = did_you_mean(name, known_schedule_names());
+    throw Error(detail::concat(config["class_name"].where(), "unknown learning-rate schedule '",
+                               name, "'", hint.empty() ? "" : " (" + hint + ")"));
+  }
+  const Config* inner = config.find("config");
+  return it->second(inner == nullptr || inner->is_null() ? Config::map() : *inner);
+}
+
+Config serialize(const LearningRateSchedule& schedule) {
+  return Config::map()
+      .set("class_name", schedule.class_name())
+      .set("config", schedule.get_config());
+}
+
+std::vector<std::string> known_schedule_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, factory] : registry()) out.push_back(name);
+  return out;
+}
+
+}  // namespace kiln::optimizers

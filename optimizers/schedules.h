@@ -1,0 +1,112 @@
+#pragma once
+// Keras learning-rate schedules (keras.optimizers.schedules): the rate as a function of the
+// optimizer's step. A schedule is built from ops, so an optimizer evaluates it on its iterations
+// variable inside a traced train step and the rate follows the step without retracing. Formulas,
+// float32 arithmetic and config keys are Keras 3's.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "framework/core/config.h"
+#include "framework/tensor/tensor.h"
+
+namespace kiln::optimizers {
+
+class LearningRateSchedule {
+ public:
+  virtual ~LearningRateSchedule() = default;
+  // The rate at `step` (a scalar; computed in float32 as Keras does). Works eagerly and traced.
+  virtual Tensor operator()(const Tensor& step) const = 0;
+  // The rate at `step`, computed eagerly.
+  double at(int64_t step) const;
+  virtual std::string class_name() const = 0;  // "ExponentialDecay"
+  // Keras's constructor arguments. A schedule that cannot be serialized keeps this default,
+  // which throws (as Keras's base class does).
+  virtual Config get_config() const;
+};
+
+using SchedulePtr = std::shared_ptr<const LearningRateSchedule>;
+
+// initial_learning_rate * decay_rate ^ (step / decay_steps); the exponent is floored when
+// `staircase`.
+class ExponentialDecay : public LearningRateSchedule {
+ public:
+  ExponentialDecay(double initial_learning_rate, double decay_steps, double decay_rate,
+                   bool staircase = false, std::string name = "ExponentialDecay");
+  Tensor operator()(const Tensor& step) const override;
+  std::string class_name() const override { return "ExponentialDecay"; }
+  Config get_config() const override;
+
+ private:
+  double initial_learning_rate_;
+  double decay_steps_;
+  double decay_rate_;
+  bool staircase_;
+  std::string name_;
+};
+
+// values[0] while step <= boundaries[0], values[i] while boundaries[i-1] < step <=
+// boundaries[i], and values.back() after the last boundary.
+class PiecewiseConstantDecay : public LearningRateSchedule {
+ public:
+  PiecewiseConstantDecay(std::vector<double> boundaries, std::vector<double> values,
+                         std::string name = "PiecewiseConstant");
+  Tensor operator()(const Tensor& step) const override;
+  std::string class_name() const override { return "PiecewiseConstantDecay"; }
+  Config get_config() const override;
+
+ private:
+  std::vector<double> boundaries_;
+  std::vector<double> values_;
+  std::string name_;
+};
+
+// Half a cosine from initial_learning_rate down to alpha * initial_learning_rate over
+// decay_steps, constant after. With a warmup_target, first a linear ramp from
+// initial_learning_rate to warmup_target over warmup_steps, then the cosine from warmup_target.
+class CosineDecay : public LearningRateSchedule {
+ public:
+  CosineDecay(double initial_learning_rate, double decay_steps, double alpha = 0.0,
+              std::string name = "CosineDecay", std::optional<double> warmup_target = std::nullopt,
+              double warmup_steps = 0);
+  Tensor operator()(const Tensor& step) const override;
+  std::string class_name() const override { return "CosineDecay"; }
+  Config get_config() const override;
+
+ private:
+  double initial_learning_rate_;
+  double decay_steps_;
+  double alpha_;
+  std::string name_;
+  std::optional<double> warmup_target_;
+  double warmup_steps_;
+};
+
+// initial_learning_rate / (1 + decay_rate * step / decay_steps); the quotient step / decay_steps
+// is floored when `staircase`.
+class InverseTimeDecay : public LearningRateSchedule {
+ public:
+  InverseTimeDecay(double initial_learning_rate, double decay_steps, double decay_rate,
+                   bool staircase = false, std::string name = "InverseTimeDecay");
+  Tensor operator()(const Tensor& step) const override;
+  std::string class_name() const override { return "InverseTimeDecay"; }
+  Config get_config() const override;
+
+ private:
+  double initial_learning_rate_;
+  double decay_steps_;
+  double decay_rate_;
+  bool staircase_;
+  std::string name_;
+};
+
+// Keras's serialized form {"class_name": "ExponentialDecay", "config": {...}}; Keras's extra
+// "module" and "registered_name" keys are accepted and ignored. Unknown class names and keys are
+// errors with the closest known names.
+SchedulePtr schedule_from_config(const Config& config);
+Config serialize(const LearningRateSchedule& schedule);
+std::vector<std::string> known_schedule_names();
+
+}  // namespace kiln::optimizers

@@ -1,0 +1,157 @@
+// Keras callbacks: EarlyStopping, ReduceLROnPlateau, CSVLogger, LearningRateScheduler,
+// TerminateOnNaN, LambdaCallback and the progress bar's line.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/model/callbacks/csv_logger.h"
+#include "engine/model/callbacks/early_stopping.h"
+#include "engine/model/callbacks/progbar_logger.h"
+#include "engine/model/callbacks/reduce_lr_on_plateau.h"
+#include "engine/model/callbacks/simple_callbacks.h"
+#include "engine/model/sequential.h"
+#include "engine/model/trainer.h"
+#include "framework/ops/ops.h"
+#include "layers/core/dense.h"
+#include "layers/core/input_layer.h"
+#include "optimizers/registry.h"
+
+namespace kiln {
+namespace {
+
+std::unique_ptr<Sequential> regression_model() {
+  auto model = std::make_unique<Sequential>(
+      std::vector<layers::LayerRef>{layers::Input({2}), layers::Dense(1)});
+  model->compile({.optimizer = "sgd", .loss = "mse"});
+  return model;
+}
+
+TEST(Callbacks, EarlyStoppingStopsAfterPatienceAndRestoresTheBestWeights) {
+  auto model = regression_model();
+  EarlyStopping stop({.monitor = "val_loss", .patience = 2, .restore_best_weights = true});
+  stop.set_model(model.get());
+  stop.on_train_begin({});
+  const std::vector<Tensor> best = model->get_weights();
+  stop.on_epoch_end(0, {{"val_loss", 1.0}});
+  model->set_weights({ones({2, 1}), ones({1})});
+  stop.on_epoch_end(1, {{"val_loss", 1.5}});
+  EXPECT_FALSE(model->stop_training);
+  stop.on_epoch_end(2, {{"val_loss", 1.2}});
+  EXPECT_TRUE(model->stop_training);
+  EXPECT_EQ(stop.stopped_epoch(), 2);
+  EXPECT_EQ(stop.best_epoch(), 0);
+  stop.on_train_end({});
+  EXPECT_EQ(model->get_weights()[0].to_vector<float>(), best[0].to_vector<float>());
+}
+
+TEST(Callbacks, EarlyStoppingModeAutoTreatsAccuracyAsHigherIsBetter) {
+  auto model = regression_model();
+  EarlyStopping stop({.monitor = "val_accuracy", .patience = 1});
+  stop.set_model(model.get());
+  stop.on_train_begin({});
+  stop.on_epoch_end(0, {{"val_accuracy", 0.5}});
+  stop.on_epoch_end(1, {{"val_accuracy", 0.7}});
+  EXPECT_FALSE(model->stop_training);
+  stop.on_epoch_end(2, {{"val_accuracy", 0.6}});
+  EXPECT_TRUE(model->stop_training);
+}
+
+TEST(Callbacks, ReduceLROnPlateauCutsTheRateAfterPatienceThenCoolsDown) {
+  auto model = regression_model();
+  model->trainer().optimizer().set_learning_rate(0.1);
+  ReduceLROnPlateau reduce({.monitor = "loss", .factor = 0.5, .patience = 2, .cooldown = 2});
+  reduce.set_model(model.get());
+  reduce.on_train_begin({});
+  for (int epoch = 0; epoch < 3; ++epoch) reduce.on_epoch_end(epoch, {{"loss", 1.0}});
+  EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.05, 1e-7);
+  // As in Keras, the epoch that ends the cooldown already counts toward patience: epoch 3 cools
+  // down, epochs 4 and 5 wait, and epoch 5 cuts again.
+  reduce.on_epoch_end(3, {{"loss", 1.0}});
+  reduce.on_epoch_end(4, {{"loss", 1.0}});
+  EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.05, 1e-7);
+  reduce.on_epoch_end(5, {{"loss", 1.0}});
+  EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.025, 1e-7);
+}
+
+TEST(Callbacks, CsvLoggerAndSchedulerAndLambdaDuringFit) {
+  auto model = regression_model();
+  const Tensor x = ops::reshape(arange(0, 16, 1, DType::f32), {8, 2}) * 0.1;
+  const Tensor y = ops::sum(x, {1}, true);
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kiln_csv_logger_test.csv").string();
+  int epochs_seen = 0;
+  model->fit(x, y,
+             {.batch_size = 4,
+              .epochs = 3,
+              .verbose = 0,
+              .callbacks = {std::make_shared<CSVLogger>(path),
+                            std::make_shared<LearningRateScheduler>(
+                                [](int epoch, double) { return 0.1 / (epoch + 1); }),
+                            std::make_shared<LambdaCallback>(LambdaCallbackHooks{
+                                .on_epoch_end = [&](int, const Logs&) { ++epochs_seen; }})}});
+  EXPECT_EQ(epochs_seen, 3);
+  EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.1 / 3, 1e-7);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string csv = text.str();
+  EXPECT_THAT(csv, testing::StartsWith("epoch,loss\n0,"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  std::filesystem::remove(path);
+  // The traced step read the new rates without retracing.
+  EXPECT_EQ(model->trainer().train_stats().traces, 1);
+}
+
+TEST(Callbacks, TerminateOnNaNStopsTraining) {
+  auto model = regression_model();
+  TerminateOnNaN terminate;
+  terminate.set_model(model.get());
+  terminate.on_train_batch_end(0, {{"loss", 1.0}});
+  EXPECT_FALSE(model->stop_training);
+  terminate.on_train_batch_end(1, {{"loss", std::nan("")}});
+  EXPECT_TRUE(model->stop_training);
+}
+
+TEST(Callbacks, ProgressLineHasKerasLayout) {
+  const Logs logs{{"accuracy", 0.85123}, {"loss", 0.42131}};
+  EXPECT_EQ(ProgbarLogger::format_line(469, 469, 2.0, logs, true, false),
+            "469/469 ━━━━━━━━━━━━━━━━━━━━ 2s 4ms/step - accuracy: 0.8512 - loss: 0.4213");
+  EXPECT_EQ(ProgbarLogger::format_line(47, 469, 0.5, {{"loss", 0.00001}}, false, false),
+            " 47/469 ━━                   4s 11ms/step - loss: 1.0000e-05");
+}
+
+TEST(Callbacks, ProgressPrintsOneLinePerEpochWithValidationWhenNotATerminal) {
+  auto model = regression_model();
+  const Tensor x = ops::reshape(arange(0, 40, 1, DType::f32), {20, 2}) * 0.05;
+  const Tensor y = ops::sum(x, {1}, true);
+  std::FILE* file = std::tmpfile();
+  ASSERT_NE(file, nullptr);
+  model->fit(x, y,
+             {.batch_size = 4,
+              .epochs = 2,
+              .verbose = 2,
+              .callbacks = {std::make_shared<ProgbarLogger>(file)},
+              .validation_split = 0.2});
+  std::rewind(file);
+  std::string printed;
+  for (int ch = std::fgetc(file); ch != EOF; ch = std::fgetc(file))
+    printed += static_cast<char>(ch);
+  std::fclose(file);
+  // 16 training samples in batches of 4; the validation adds val_ entries, not a line.
+  std::vector<std::string> lines;
+  std::istringstream stream(printed);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << printed;
+  EXPECT_EQ(lines[0], "Epoch 1/2");
+  EXPECT_THAT(lines[1], testing::StartsWith("4/4 ━━━━━━━━━━━━━━━━━━━━ "));
+  EXPECT_THAT(lines[1], testing::HasSubstr("/step - loss: "));
+  EXPECT_THAT(lines[1], testing::HasSubstr(" - val_loss: "));
+  EXPECT_EQ(lines[2], "Epoch 2/2");
+}
+
+}  // namespace
+}  // namespace kiln

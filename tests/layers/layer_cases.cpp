@@ -1,0 +1,169 @@
+// The layer harness's cases: every built-in layer class at least once, with the arguments that
+// change its code path (padding, strides, dilation, groups, axes, masks off and on).
+#include "framework/ops/ops.h"
+#include "layers/conv/conv.h"
+#include "layers/conv/depthwise_conv2d.h"
+#include "layers/core/activation.h"
+#include "layers/core/dense.h"
+#include "layers/core/dropout.h"
+#include "layers/core/embedding.h"
+#include "layers/core/input_layer.h"
+#include "layers/core/lambda.h"
+#include "layers/merge/concatenate.h"
+#include "layers/merge/merge.h"
+#include "layers/normalization/batch_normalization.h"
+#include "layers/normalization/layer_normalization.h"
+#include "layers/pooling/global_pooling.h"
+#include "layers/pooling/pooling.h"
+#include "layers/reshaping/flatten.h"
+#include "layers/reshaping/permute.h"
+#include "layers/reshaping/repeat_vector.h"
+#include "layers/reshaping/reshape.h"
+#include "layers/reshaping/up_sampling2d.h"
+#include "layers/reshaping/zero_padding2d.h"
+#include "tests/layers/layer_harness.h"
+
+namespace kiln::layers::testing {
+namespace {
+
+// The function the Lambda cases serialize by name.
+const char* const kAffine = "harness_affine";
+
+template <typename L, typename... Args>
+std::function<LayerPtr()> make(Args... args) {
+  return [=] { return std::make_shared<L>(args...); };
+}
+
+std::vector<LayerCase> all_cases() {
+  if (!is_registered_lambda(kAffine))
+    register_lambda(kAffine, [](const Tensor& x) { return x * 2.0 + 1.0; });
+  const InputSpec vec4{{4}};
+  const InputSpec seq{{7, 3}};
+  const InputSpec image{{6, 5, 4}};
+  return {
+      // core
+      {"Dense", make<Dense>(int64_t{3}), {vec4}, 2},
+      {"Dense_relu_no_bias_rank3",
+       make<Dense>(int64_t{3}, DenseOptions{.activation = "relu", .use_bias = false}),
+       {seq},
+       1},
+      {"Dropout", make<Dropout>(0.5, DropoutOptions{.seed = 7}), {vec4}, 0, 0, true},
+      {"Activation", make<Activation>(std::string("tanh")), {seq}},
+      {"InputLayer", make<InputLayer>(Shape{-1, 4}, DType::f32, std::string()), {vec4}},
+      {"Lambda", make<Lambda>(std::string(kAffine)), {seq}},
+      {"Embedding", make<Embedding>(int64_t{10}, int64_t{3}), {{{5}, DType::i32, 10}}, 1},
+      {"Embedding_mask_zero_int64",
+       make<Embedding>(int64_t{6}, int64_t{4}, EmbeddingOptions{.mask_zero = true}),
+       {{{2, 3}, DType::i64, 6}},
+       1},
+      // normalization
+      {"BatchNormalization", make<BatchNormalization>(), {vec4}, 2, 2},
+      {"BatchNormalization_axis1_image",
+       make<BatchNormalization>(BatchNormalizationOptions{.axis = 1, .momentum = 0.9}),
+       {image},
+       2,
+       2},
+      {"BatchNormalization_no_center_no_scale",
+       make<BatchNormalization>(BatchNormalizationOptions{.center = false, .scale = false}),
+       {seq},
+       0,
+       2},
+      {"LayerNormalization", make<LayerNormalization>(), {seq}, 2},
+      {"LayerNormalization_two_axes",
+       make<LayerNormalization>(LayerNormalizationOptions{.axis = {1, 2}, .epsilon = 1e-5}),
+       {image},
+       2},
+      {"LayerNormalization_rms_scaling",
+       make<LayerNormalization>(LayerNormalizationOptions{.rms_scaling = true}),
+       {seq},
+       1},
+      // convolution
+      {"Conv1D", make<Conv1D>(int64_t{4}, std::vector<int64_t>{3}), {seq}, 2},
+      {"Conv1D_causal_dilated",
+       make<Conv1D>(int64_t{2}, std::vector<int64_t>{2},
+                    ConvOptions{.padding = "causal", .dilation_rate = {2}}),
+       {seq},
+       2},
+      {"Conv1D_same_strided_grouped",
+       make<Conv1D>(int64_t{6}, std::vector<int64_t>{3},
+                    ConvOptions{.strides = {2}, .padding = "same", .groups = 3}),
+       {seq},
+       2},
+      {"Conv2D", make<Conv2D>(int64_t{3}, std::vector<int64_t>{3, 3}), {image}, 2},
+      {"Conv2D_same_strided_relu_no_bias",
+       make<Conv2D>(
+           int64_t{2}, std::vector<int64_t>{3, 2},
+           ConvOptions{
+               .strides = {2, 1}, .padding = "same", .activation = "relu", .use_bias = false}),
+       {image},
+       1},
+      {"Conv2D_dilated_grouped",
+       make<Conv2D>(int64_t{4}, std::vector<int64_t>{2},
+                    ConvOptions{.dilation_rate = {2}, .groups = 2}),
+       {image},
+       2},
+      {"DepthwiseConv2D", make<DepthwiseConv2D>(std::vector<int64_t>{3, 3}), {image}, 2},
+      {"DepthwiseConv2D_multiplier_same_strided",
+       make<DepthwiseConv2D>(
+           std::vector<int64_t>{2},
+           DepthwiseConv2DOptions{.depth_multiplier = 2, .strides = {2}, .padding = "same"}),
+       {image},
+       2},
+      // pooling
+      {"MaxPooling1D", make<MaxPooling1D>(), {seq}},
+      {"MaxPooling1D_same_strided",
+       make<MaxPooling1D>(std::vector<int64_t>{3},
+                          PoolingOptions{.strides = {2}, .padding = "same"}),
+       {seq}},
+      {"MaxPooling2D", make<MaxPooling2D>(), {image}},
+      {"MaxPooling2D_same_overlapping",
+       make<MaxPooling2D>(std::vector<int64_t>{3, 3},
+                          PoolingOptions{.strides = {2, 1}, .padding = "same"}),
+       {image}},
+      {"AveragePooling1D", make<AveragePooling1D>(), {seq}},
+      {"AveragePooling1D_same_strided",
+       make<AveragePooling1D>(std::vector<int64_t>{3},
+                              PoolingOptions{.strides = {2}, .padding = "same"}),
+       {seq}},
+      {"AveragePooling2D", make<AveragePooling2D>(), {image}},
+      {"AveragePooling2D_same_overlapping",
+       make<AveragePooling2D>(std::vector<int64_t>{2, 3},
+                              PoolingOptions{.strides = {1, 2}, .padding = "same"}),
+       {image}},
+      {"GlobalAveragePooling1D", make<GlobalAveragePooling1D>(), {seq}},
+      {"GlobalAveragePooling2D_keepdims",
+       make<GlobalAveragePooling2D>(GlobalPoolingOptions{.keepdims = true}),
+       {image}},
+      {"GlobalMaxPooling1D_keepdims",
+       make<GlobalMaxPooling1D>(GlobalPoolingOptions{.keepdims = true}),
+       {seq}},
+      {"GlobalMaxPooling2D", make<GlobalMaxPooling2D>(), {image}},
+      // reshaping
+      {"Flatten", make<Flatten>(), {image}},
+      {"Reshape", make<Reshape>(Shape{3, -1}), {seq}},
+      {"Permute", make<Permute>(std::vector<int64_t>{3, 1, 2}), {image}},
+      {"RepeatVector", make<RepeatVector>(int64_t{3}), {vec4}},
+      {"ZeroPadding2D",
+       make<ZeroPadding2D>(std::vector<std::pair<int64_t, int64_t>>{{1, 2}, {0, 1}}),
+       {image}},
+      {"UpSampling2D", make<UpSampling2D>(std::vector<int64_t>{2, 3}), {image}},
+      // merging
+      {"Add", make<Add>(), {seq, seq}},
+      {"Add_three_broadcast", make<Add>(), {seq, seq, {{1, 3}}}},
+      {"Subtract", make<Subtract>(), {vec4, vec4}},
+      {"Multiply", make<Multiply>(), {seq, seq}},
+      {"Average", make<Average>(), {vec4, vec4, vec4}},
+      {"Maximum", make<Maximum>(), {seq, seq}},
+      {"Concatenate", make<Concatenate>(), {seq, {{7, 2}}}},
+      {"Concatenate_axis1", make<Concatenate>(ConcatenateOptions{.axis = 1}), {seq, {{2, 3}}}},
+  };
+}
+
+}  // namespace
+
+const std::vector<LayerCase>& layer_cases() {
+  static const std::vector<LayerCase> cases = all_cases();
+  return cases;
+}
+
+}  // namespace kiln::layers::testing
