@@ -50,6 +50,51 @@ void BM_DirectSgemm(benchmark::State& state) {
   set_gflops(state, matmul_flops(n));
 }
 
+// The GEMMs of one MLP train step (784-512-256-10, batch 128): forward x W, and backward
+// g W^T and x^T g, with kiln's matmul and with oneDNN's sgemm on the same operands.
+// Args: m, k, n, transpose_a, transpose_b (of the [m, k] x [k, n] product).
+void mlp_step_gemms(benchmark::internal::Benchmark* b) {
+  for (const auto& [in, out] : {std::pair<int64_t, int64_t>{784, 512}, {512, 256}, {256, 10}}) {
+    b->Args({128, in, out, 0, 0});  // forward
+    b->Args({128, out, in, 0, 1});  // input gradient
+    b->Args({in, 128, out, 1, 0});  // kernel gradient
+  }
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+Shape stored(int64_t rows, int64_t cols, bool transposed) {
+  return transposed ? Shape{cols, rows} : Shape{rows, cols};
+}
+
+void BM_KilnMatmulMlpStep(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const bool ta = state.range(3) != 0, tb = state.range(4) != 0;
+  time_kernel(state, OpId::matmul, {random_input(stored(m, k, ta)), random_input(stored(k, n, tb))},
+              {{"transpose_a", ta}, {"transpose_b", tb}});
+  set_gflops(state, 2.0 * static_cast<double>(m * k * n));
+}
+
+void BM_DirectSgemmMlpStep(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const bool ta = state.range(3) != 0, tb = state.range(4) != 0;
+  const Tensor a = random_input(stored(m, k, ta));
+  const Tensor b = random_input(stored(k, n, tb));
+  const Tensor c = zeros({m, n});
+  const auto sgemm = [&] {
+    return dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a.data<float>(), ta ? m : k,
+                      b.data<float>(), tb ? k : n, 0.0f, c.data<float>(), n);
+  };
+  if (sgemm() != dnnl_success) {
+    state.SkipWithError("dnnl_sgemm failed");
+    return;
+  }
+  for (auto _ : state) sgemm();
+  set_gflops(state, 2.0 * static_cast<double>(m * k * n));
+}
+
+BENCHMARK(BM_KilnMatmulMlpStep)->Apply(mlp_step_gemms);
+BENCHMARK(BM_DirectSgemmMlpStep)->Apply(mlp_step_gemms);
+
 // oneDNN runs on several threads, so rates are taken from wall time.
 void square_sizes(benchmark::internal::Benchmark* b) {
   b->RangeMultiplier(2)->Range(256, 2048)->UseRealTime()->Unit(benchmark::kMillisecond);

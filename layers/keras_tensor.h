@@ -3,6 +3,7 @@
 // (dtype, shape with an unknown batch dim) and the layer call that produced it; a functional
 // Model walks these records from its outputs back to its Inputs.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -34,12 +35,18 @@ class KerasTensor {
   size_t index_ = 0;
 };
 
+// A process-wide count of layer calls, in the order they were made.
+uint64_t next_call_serial();
+
 // One layer applied to symbolic inputs: a node of a functional model's graph. An Input's record
 // has an InputLayer and no inputs.
 struct CallRecord {
   std::shared_ptr<Layer> layer;
   std::vector<KerasTensor> inputs;
   std::vector<TensorMeta> outputs;
+  // When the call was made: a layer's calls within a model are numbered in this order (Keras's
+  // node index), whatever order the model's graph runs them in.
+  uint64_t serial = next_call_serial();
 };
 
 }  // namespace kiln::layers

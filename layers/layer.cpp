@@ -1,6 +1,7 @@
 #include "layers/layer.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <map>
 #include <mutex>
@@ -60,6 +61,11 @@ void reset_names() {
   NameCounts& n = name_counts();
   std::lock_guard lock(n.mutex);
   n.counts.clear();
+}
+
+uint64_t next_call_serial() {
+  static std::atomic<uint64_t> count{0};
+  return count++;
 }
 
 Layer::Layer(LayerArgs args)

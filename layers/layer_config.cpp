@@ -36,6 +36,18 @@ void check_layer_keys(const Config& config, std::initializer_list<std::string_vi
   config.check_keys(known, class_name);
 }
 
+Config serialize_shape(const Shape& shape) {
+  std::vector<Config> dims;
+  for (const int64_t d : shape) dims.emplace_back(d < 0 ? Config() : Config(d));
+  return Config(std::move(dims));
+}
+
+Shape deserialize_shape(const Config& dims) {
+  std::vector<int64_t> out;
+  for (const Config& d : dims.as_list()) out.push_back(d.is_null() ? -1 : d.as_int());
+  return Shape(std::move(out));
+}
+
 LayerArgs layer_args_of(const Config& config) {
   LayerArgs args;
   args.name = config.get_string("name", "");
@@ -45,9 +57,8 @@ LayerArgs layer_args_of(const Config& config) {
     args.dtype = d->is_string() ? d->as_string() : (*d)["config"]["name"].as_string();
   }
   if (const Config* s = config.find("batch_input_shape"); s != nullptr && !s->is_null()) {
-    std::vector<int64_t> dims;
-    for (size_t i = 1; i < s->size(); ++i)
-      dims.push_back(s->at(i).is_null() ? -1 : s->at(i).as_int());
+    std::vector<int64_t> dims = deserialize_shape(*s).dims();
+    if (!dims.empty()) dims.erase(dims.begin());  // the batch dim
     args.input_shape = Shape(std::move(dims));
   } else if (const Config* s2 = config.find("input_shape"); s2 != nullptr && !s2->is_null()) {
     args.input_shape = Shape(s2->as_int_list());

@@ -17,6 +17,10 @@ std::string initializer_name(const Config& config, std::string_view key, std::st
 Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer);
 regularizers::RegularizerPtr regularizer_of(const Config& config, std::string_view key);
 
+// A shape as Keras writes it, unknown dims as null ([null, 28, 28]), and back.
+Config serialize_shape(const Shape& shape);
+Shape deserialize_shape(const Config& dims);
+
 // The base arguments (name, trainable, dtype as a name or a DTypePolicy map, batch_input_shape).
 LayerArgs layer_args_of(const Config& config);
 template <typename Options>

@@ -10,9 +10,21 @@
 namespace kiln::layers {
 namespace {
 
+struct Entry {
+  LayerFactory factory;
+  KerasClassPath path;
+};
+
+std::map<std::string, Entry, std::less<>> builtin_entries() {
+  std::map<std::string, Entry, std::less<>> entries;
+  for (auto& [name, factory] : builtin_layer_factories())
+    entries.emplace(name, Entry{std::move(factory), {}});
+  return entries;
+}
+
 struct Registry {
   std::mutex mutex;
-  std::map<std::string, LayerFactory, std::less<>> factories = builtin_layer_factories();
+  std::map<std::string, Entry, std::less<>> entries = builtin_entries();
 };
 
 Registry& registry() {
@@ -22,25 +34,25 @@ Registry& registry() {
 
 }  // namespace
 
-void register_layer(const std::string& class_name, LayerFactory factory) {
+void register_layer(const std::string& class_name, LayerFactory factory, KerasClassPath path) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  KILN_CHECK(!r.factories.contains(class_name), "layer class '", class_name,
+  KILN_CHECK(!r.entries.contains(class_name), "layer class '", class_name,
              "' is already registered");
-  r.factories.emplace(class_name, std::move(factory));
+  r.entries.emplace(class_name, Entry{std::move(factory), std::move(path)});
 }
 
 bool is_registered_layer(const std::string& class_name) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
-  return r.factories.contains(class_name);
+  return r.entries.contains(class_name);
 }
 
 std::vector<std::string> known_layers() {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);
   std::vector<std::string> out;
-  for (const auto& [name, factory] : r.factories) out.push_back(name);
+  for (const auto& [name, entry] : r.entries) out.push_back(name);
   return out;
 }
 
@@ -50,7 +62,7 @@ LayerPtr deserialize_layer(const Config& config) {
   {
     Registry& r = registry();
     std::lock_guard lock(r.mutex);
-    if (auto it = r.factories.find(class_name); it != r.factories.end()) factory = it->second;
+    if (auto it = r.entries.find(class_name); it != r.entries.end()) factory = it->second.factory;
   }
   if (!factory) {
     const std::string hint = did_you_mean(class_name, known_layers());
@@ -62,11 +74,19 @@ LayerPtr deserialize_layer(const Config& config) {
 }
 
 Config serialize_layer(const Layer& layer) {
+  const std::string class_name = layer.class_name();
+  KerasClassPath path;
+  {
+    Registry& r = registry();
+    std::lock_guard lock(r.mutex);
+    if (auto it = r.entries.find(class_name); it != r.entries.end()) path = it->second.path;
+  }
   return Config::map()
-      .set("module", "keras.layers")
-      .set("class_name", layer.class_name())
+      .set("module", path.module)
+      .set("class_name", class_name)
       .set("config", layer.get_config())
-      .set("registered_name", Config());
+      .set("registered_name",
+           path.registered_name.empty() ? Config() : Config(path.registered_name));
 }
 
 }  // namespace kiln::layers

@@ -13,8 +13,17 @@ namespace kiln::layers {
 
 using LayerFactory = std::function<LayerPtr(const Config& config)>;
 
+// Where Keras finds a class when it reads a serialized config: the public module the class is
+// exported from, with no registered name ("keras.layers"), or the Python module that defines an
+// unexported class and the name it is registered under ("keras.src.models.functional",
+// "Functional").
+struct KerasClassPath {
+  std::string module = "keras.layers";
+  std::string registered_name{};  // "" is written as null
+};
+
 // Registering a name twice is an error (a built-in cannot be replaced).
-void register_layer(const std::string& class_name, LayerFactory factory);
+void register_layer(const std::string& class_name, LayerFactory factory, KerasClassPath path = {});
 bool is_registered_layer(const std::string& class_name);
 std::vector<std::string> known_layers();
 

@@ -1,6 +1,9 @@
 #pragma once
 // Keras's Adagrad: each element's rate shrinks with the sum of its squared gradients.
-#include "optimizers/optimizer.h"
+#include <array>
+#include <string_view>
+
+#include "optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 
@@ -9,24 +12,22 @@ struct AdagradOptions {
   double epsilon = 1e-7;
 };
 
-class Adagrad : public Optimizer {
+class Adagrad : public BuiltinOptimizer<Adagrad, AdagradOptions> {
  public:
-  explicit Adagrad(OptimizerOptions options = {}, AdagradOptions adagrad = {});
-  // Keras's config keys: the shared ones plus initial_accumulator_value and epsilon.
-  static OptimizerPtr from_config(const Config& config);
+  static constexpr std::string_view kClassName = "Adagrad";
+  static constexpr std::array<OwnKey<AdagradOptions>, 2> kOwnKeys{{
+      {"initial_accumulator_value", &AdagradOptions::initial_accumulator_value},
+      {"epsilon", &AdagradOptions::epsilon},
+  }};
 
-  std::string class_name() const override { return "Adagrad"; }
-  Config get_config() const override;
-  const AdagradOptions& adagrad_options() const { return adagrad_; }
+  explicit Adagrad(OptimizerOptions options = {}, AdagradOptions adagrad = {});
+  const AdagradOptions& adagrad_options() const { return own(); }
 
  protected:
   std::vector<SlotGroup> slot_groups() const override;
   void update_step(const Tensor& gradient, const Variable& variable,
                    const std::vector<Variable>& slots, const Tensor& lr,
                    const Tensor& step) override;
-
- private:
-  AdagradOptions adagrad_;
 };
 
 }  // namespace kiln::optimizers

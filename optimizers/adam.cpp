@@ -1,20 +1,9 @@
 #include "optimizers/adam.h"
 
 #include "framework/ops/ops.h"
-#include "optimizers/registry.h"
 
 namespace kiln::optimizers {
 namespace {
-
-const std::vector<std::string> kAdamKeys = {"beta_1", "beta_2", "epsilon", "amsgrad"};
-
-AdamOptions adam_options_from_config(const Config& config) {
-  const AdamOptions defaults;
-  return {.beta_1 = config.get_double("beta_1", defaults.beta_1),
-          .beta_2 = config.get_double("beta_2", defaults.beta_2),
-          .epsilon = config.get_double("epsilon", defaults.epsilon),
-          .amsgrad = config.get_bool("amsgrad", defaults.amsgrad)};
-}
 
 OptimizerOptions with_weight_decay(OptimizerOptions options) {
   if (!options.weight_decay) options.weight_decay = AdamW::kDefaultWeightDecay;
@@ -26,52 +15,40 @@ OptimizerOptions with_weight_decay(OptimizerOptions options) {
 Adam::Adam(OptimizerOptions options, AdamOptions adam) : Adam(std::move(options), adam, "adam") {}
 
 Adam::Adam(OptimizerOptions options, AdamOptions adam, std::string default_name)
-    : Optimizer(with_default_name(std::move(options), std::move(default_name))), adam_(adam) {}
-
-OptimizerPtr Adam::from_config(const Config& config) {
-  OptimizerOptions options = options_from_config(config, "Adam", kAdamKeys);
-  return std::make_shared<Adam>(std::move(options), adam_options_from_config(config));
-}
-
-Config Adam::get_config() const {
-  return Optimizer::get_config()
-      .set("beta_1", adam_.beta_1)
-      .set("beta_2", adam_.beta_2)
-      .set("epsilon", adam_.epsilon)
-      .set("amsgrad", adam_.amsgrad);
-}
+    : BuiltinOptimizer(with_default_name(std::move(options), std::move(default_name)), adam) {}
 
 std::vector<Optimizer::SlotGroup> Adam::slot_groups() const {
   std::vector<SlotGroup> groups{{.names = {"momentum", "velocity"}}};
-  if (adam_.amsgrad) groups.push_back({.names = {"velocity_hat"}});
+  if (own().amsgrad) groups.push_back({.names = {"velocity_hat"}});
   return groups;
 }
 
 void Adam::update_step(const Tensor& gradient, const Variable& variable,
                        const std::vector<Variable>& slots, const Tensor& lr, const Tensor& step) {
+  const AdamOptions& adam = own();
   const Variable& m = slots[0];
   const Variable& v = slots[1];
-  const Tensor beta_1_power = ops::pow(scalar(adam_.beta_1, step.dtype(), step.device()), step);
-  const Tensor beta_2_power = ops::pow(scalar(adam_.beta_2, step.dtype(), step.device()), step);
+  const Tensor beta_1_power = ops::pow(scalar(adam.beta_1, step.dtype(), step.device()), step);
+  const Tensor beta_2_power = ops::pow(scalar(adam.beta_2, step.dtype(), step.device()), step);
   // The bias corrections of both moments folded into the rate.
   const Tensor alpha = lr * ops::sqrt(1.0 - beta_2_power) / (1.0 - beta_1_power);
-  m.assign_add((gradient - m.value()) * (1 - adam_.beta_1));
-  v.assign_add((ops::square(gradient) - v.value()) * (1 - adam_.beta_2));
+  m.assign_add((gradient - m.value()) * (1 - adam.beta_1));
+  v.assign_add((ops::square(gradient) - v.value()) * (1 - adam.beta_2));
   Tensor second_moment = v.value();
-  if (adam_.amsgrad) {
+  if (adam.amsgrad) {
     const Variable& v_hat = slots[2];
     v_hat.assign(ops::maximum(v_hat.value(), second_moment));
     second_moment = v_hat.value();
   }
-  variable.assign_sub(m.value() * alpha / (ops::sqrt(second_moment) + adam_.epsilon));
+  variable.assign_sub(m.value() * alpha / (ops::sqrt(second_moment) + adam.epsilon));
 }
 
 AdamW::AdamW(OptimizerOptions options, AdamOptions adam)
     : Adam(with_weight_decay(std::move(options)), adam, "adam_w") {}
 
 OptimizerPtr AdamW::from_config(const Config& config) {
-  OptimizerOptions options = options_from_config(config, "AdamW", kAdamKeys);
-  return std::make_shared<AdamW>(std::move(options), adam_options_from_config(config));
+  OptimizerOptions options = shared_options_from_config(config, kClassName);
+  return std::make_shared<AdamW>(std::move(options), own_from_config(config));
 }
 
 }  // namespace kiln::optimizers

@@ -1,9 +1,11 @@
 #pragma once
 // Keras's Adam (with the AMSGrad variant) and AdamW, which is Adam with decoupled weight decay
 // on by default.
+#include <array>
 #include <string>
+#include <string_view>
 
-#include "optimizers/optimizer.h"
+#include "optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 
@@ -14,15 +16,18 @@ struct AdamOptions {
   bool amsgrad = false;
 };
 
-class Adam : public Optimizer {
+class Adam : public BuiltinOptimizer<Adam, AdamOptions> {
  public:
-  explicit Adam(OptimizerOptions options = {}, AdamOptions adam = {});
-  // Keras's config keys: the shared ones plus beta_1, beta_2, epsilon and amsgrad.
-  static OptimizerPtr from_config(const Config& config);
+  static constexpr std::string_view kClassName = "Adam";
+  static constexpr std::array<OwnKey<AdamOptions>, 4> kOwnKeys{{
+      {"beta_1", &AdamOptions::beta_1},
+      {"beta_2", &AdamOptions::beta_2},
+      {"epsilon", &AdamOptions::epsilon},
+      {"amsgrad", &AdamOptions::amsgrad},
+  }};
 
-  std::string class_name() const override { return "Adam"; }
-  Config get_config() const override;
-  const AdamOptions& adam_options() const { return adam_; }
+  explicit Adam(OptimizerOptions options = {}, AdamOptions adam = {});
+  const AdamOptions& adam_options() const { return own(); }
 
  protected:
   Adam(OptimizerOptions options, AdamOptions adam, std::string default_name);
@@ -30,18 +35,17 @@ class Adam : public Optimizer {
   void update_step(const Tensor& gradient, const Variable& variable,
                    const std::vector<Variable>& slots, const Tensor& lr,
                    const Tensor& step) override;
-
- private:
-  AdamOptions adam_;
 };
 
 class AdamW : public Adam {
  public:
+  static constexpr std::string_view kClassName = "AdamW";
   static constexpr double kDefaultWeightDecay = 0.004;  // Keras's, used when none is given
   explicit AdamW(OptimizerOptions options = {}, AdamOptions adam = {});
+  // Adam's config keys.
   static OptimizerPtr from_config(const Config& config);
 
-  std::string class_name() const override { return "AdamW"; }
+  std::string class_name() const override { return std::string(kClassName); }
 };
 
 }  // namespace kiln::optimizers

@@ -1,7 +1,6 @@
 #include "optimizers/nadam.h"
 
 #include "framework/ops/ops.h"
-#include "optimizers/registry.h"
 
 namespace kiln::optimizers {
 namespace {
@@ -16,25 +15,8 @@ Tensor momentum_at(const Tensor& beta_1, const Tensor& t) {
 }  // namespace
 
 Nadam::Nadam(OptimizerOptions options, NadamOptions nadam)
-    : Optimizer(with_default_name(std::move(options), "nadam")),
-      nadam_(nadam),
+    : BuiltinOptimizer(with_default_name(std::move(options), "nadam"), nadam),
       u_product_(add_variable(scalar(1.0), "u_product")) {}
-
-OptimizerPtr Nadam::from_config(const Config& config) {
-  const NadamOptions defaults;
-  OptimizerOptions options = options_from_config(config, "Nadam", {"beta_1", "beta_2", "epsilon"});
-  return std::make_shared<Nadam>(
-      std::move(options), NadamOptions{.beta_1 = config.get_double("beta_1", defaults.beta_1),
-                                       .beta_2 = config.get_double("beta_2", defaults.beta_2),
-                                       .epsilon = config.get_double("epsilon", defaults.epsilon)});
-}
-
-Config Nadam::get_config() const {
-  return Optimizer::get_config()
-      .set("beta_1", nadam_.beta_1)
-      .set("beta_2", nadam_.beta_2)
-      .set("epsilon", nadam_.epsilon);
-}
 
 std::vector<Optimizer::SlotGroup> Nadam::slot_groups() const {
   return {{.names = {"momentum", "velocity"}}};
@@ -43,15 +25,16 @@ std::vector<Optimizer::SlotGroup> Nadam::slot_groups() const {
 void Nadam::update_shared_state(const Tensor& step) {
   // Keras multiplies in this order: u_product * beta_1 * (1 - 0.5 * 0.96^t).
   const Tensor decayed = ops::pow(scalar(kMomentumDecay, step.dtype(), step.device()), step);
-  u_product_.assign(u_product_.value() * nadam_.beta_1 * (1.0 - decayed * 0.5));
+  u_product_.assign(u_product_.value() * own().beta_1 * (1.0 - decayed * 0.5));
 }
 
 void Nadam::update_step(const Tensor& gradient, const Variable& variable,
                         const std::vector<Variable>& slots, const Tensor& lr, const Tensor& step) {
+  const NadamOptions& nadam = own();
   const DType dtype = variable.dtype();
   // Keras casts beta_1 and beta_2 to the variable's dtype first, so 1 - beta rounds there too.
-  const Tensor beta_1 = scalar(nadam_.beta_1, dtype, step.device());
-  const Tensor beta_2 = scalar(nadam_.beta_2, dtype, step.device());
+  const Tensor beta_1 = scalar(nadam.beta_1, dtype, step.device());
+  const Tensor beta_2 = scalar(nadam.beta_2, dtype, step.device());
   const Tensor u_t = momentum_at(beta_1, step);
   const Tensor u_t_1 = momentum_at(beta_1, step + 1.0);
   // u_product already includes this step's u_t (update_shared_state ran first).
@@ -66,7 +49,7 @@ void Nadam::update_step(const Tensor& gradient, const Variable& variable,
   const Tensor m_hat =
       u_t_1 * m.value() / (1.0 - u_product_t_1) + (1.0 - u_t) * gradient / (1.0 - u_product_t);
   const Tensor v_hat = v.value() / (1.0 - beta_2_power);
-  variable.assign_sub(m_hat * lr / (ops::sqrt(v_hat) + nadam_.epsilon));
+  variable.assign_sub(m_hat * lr / (ops::sqrt(v_hat) + nadam.epsilon));
 }
 
 }  // namespace kiln::optimizers

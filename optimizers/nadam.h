@@ -1,7 +1,10 @@
 #pragma once
 // Keras's Nadam: Adam with Nesterov momentum, whose momentum schedule
 // u_t = beta_1 * (1 - 0.5 * 0.96^t) is tracked through the running product u_product.
-#include "optimizers/optimizer.h"
+#include <array>
+#include <string_view>
+
+#include "optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 
@@ -11,15 +14,17 @@ struct NadamOptions {
   double epsilon = 1e-7;
 };
 
-class Nadam : public Optimizer {
+class Nadam : public BuiltinOptimizer<Nadam, NadamOptions> {
  public:
-  explicit Nadam(OptimizerOptions options = {}, NadamOptions nadam = {});
-  // Keras's config keys: the shared ones plus beta_1, beta_2 and epsilon.
-  static OptimizerPtr from_config(const Config& config);
+  static constexpr std::string_view kClassName = "Nadam";
+  static constexpr std::array<OwnKey<NadamOptions>, 3> kOwnKeys{{
+      {"beta_1", &NadamOptions::beta_1},
+      {"beta_2", &NadamOptions::beta_2},
+      {"epsilon", &NadamOptions::epsilon},
+  }};
 
-  std::string class_name() const override { return "Nadam"; }
-  Config get_config() const override;
-  const NadamOptions& nadam_options() const { return nadam_; }
+  explicit Nadam(OptimizerOptions options = {}, NadamOptions nadam = {});
+  const NadamOptions& nadam_options() const { return own(); }
 
  protected:
   std::vector<SlotGroup> slot_groups() const override;
@@ -29,7 +34,6 @@ class Nadam : public Optimizer {
                    const Tensor& step) override;
 
  private:
-  NadamOptions nadam_;
   Variable u_product_;  // float32 scalar: the product of u_1 .. u_t
 };
 

@@ -1,7 +1,10 @@
 #pragma once
 // Keras's RMSprop: divides the gradient by a moving root mean square of past gradients
 // (centered: by their moving standard deviation), with optional plain momentum.
-#include "optimizers/optimizer.h"
+#include <array>
+#include <string_view>
+
+#include "optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 
@@ -12,24 +15,24 @@ struct RMSpropOptions {
   bool centered = false;
 };
 
-class RMSprop : public Optimizer {
+class RMSprop : public BuiltinOptimizer<RMSprop, RMSpropOptions> {
  public:
-  explicit RMSprop(OptimizerOptions options = {}, RMSpropOptions rmsprop = {});
-  // Keras's config keys: the shared ones plus rho, momentum, epsilon and centered.
-  static OptimizerPtr from_config(const Config& config);
+  static constexpr std::string_view kClassName = "RMSprop";
+  static constexpr std::array<OwnKey<RMSpropOptions>, 4> kOwnKeys{{
+      {"rho", &RMSpropOptions::rho},
+      {"momentum", &RMSpropOptions::momentum},
+      {"epsilon", &RMSpropOptions::epsilon},
+      {"centered", &RMSpropOptions::centered},
+  }};
 
-  std::string class_name() const override { return "RMSprop"; }
-  Config get_config() const override;
-  const RMSpropOptions& rmsprop_options() const { return rmsprop_; }
+  explicit RMSprop(OptimizerOptions options = {}, RMSpropOptions rmsprop = {});
+  const RMSpropOptions& rmsprop_options() const { return own(); }
 
  protected:
   std::vector<SlotGroup> slot_groups() const override;
   void update_step(const Tensor& gradient, const Variable& variable,
                    const std::vector<Variable>& slots, const Tensor& lr,
                    const Tensor& step) override;
-
- private:
-  RMSpropOptions rmsprop_;
 };
 
 }  // namespace kiln::optimizers

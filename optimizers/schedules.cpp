@@ -33,17 +33,23 @@ void check_decay_steps(double decay_steps, std::string_view schedule) {
 
 using ScheduleFactory = std::function<SchedulePtr(const Config&)>;
 
+// Reads a DecayRateSchedule's config (both share their keys); the name defaults to the class
+// name, as in Keras.
+template <class Schedule>
+ScheduleFactory decay_rate_factory(std::string class_name) {
+  return [class_name = std::move(class_name)](const Config& c) {
+    c.check_keys({"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"},
+                 "schedule " + class_name);
+    return std::make_shared<Schedule>(c["initial_learning_rate"].as_double(),
+                                      c["decay_steps"].as_double(), c["decay_rate"].as_double(),
+                                      c.get_bool("staircase", false),
+                                      c.get_string("name", class_name));
+  };
+}
+
 const std::map<std::string, ScheduleFactory, std::less<>>& registry() {
   static const std::map<std::string, ScheduleFactory, std::less<>> factories{
-      {"ExponentialDecay",
-       [](const Config& c) {
-         c.check_keys({"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"},
-                      "schedule ExponentialDecay");
-         return std::make_shared<ExponentialDecay>(
-             c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
-             c["decay_rate"].as_double(), c.get_bool("staircase", false),
-             c.get_string("name", "ExponentialDecay"));
-       }},
+      {"ExponentialDecay", decay_rate_factory<ExponentialDecay>("ExponentialDecay")},
       {"PiecewiseConstantDecay",
        [](const Config& c) {
          c.check_keys({"boundaries", "values", "name"}, "schedule PiecewiseConstantDecay");
@@ -64,15 +70,7 @@ const std::map<std::string, ScheduleFactory, std::less<>>& registry() {
                                                     : std::optional(target->as_double()),
              c.get_double("warmup_steps", 0));
        }},
-      {"InverseTimeDecay",
-       [](const Config& c) {
-         c.check_keys({"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"},
-                      "schedule InverseTimeDecay");
-         return std::make_shared<InverseTimeDecay>(
-             c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
-             c["decay_rate"].as_double(), c.get_bool("staircase", false),
-             c.get_string("name", "InverseTimeDecay"));
-       }},
+      {"InverseTimeDecay", decay_rate_factory<InverseTimeDecay>("InverseTimeDecay")},
   };
   return factories;
 }
@@ -88,32 +86,45 @@ Config LearningRateSchedule::get_config() const {
               "' must override get_config() to be serializable");
 }
 
-// ---- ExponentialDecay ----
+// ---- DecayRateSchedule ----
 
-ExponentialDecay::ExponentialDecay(double initial_learning_rate, double decay_steps,
-                                   double decay_rate, bool staircase, std::string name)
+DecayRateSchedule::DecayRateSchedule(double initial_learning_rate, double decay_steps,
+                                     double decay_rate, bool staircase, std::string name,
+                                     std::string_view schedule)
     : initial_learning_rate_(initial_learning_rate),
       decay_steps_(decay_steps),
       decay_rate_(decay_rate),
       staircase_(staircase),
       name_(std::move(name)) {
-  check_decay_steps(decay_steps, "ExponentialDecay");
+  check_decay_steps(decay_steps, schedule);
 }
 
-Tensor ExponentialDecay::operator()(const Tensor& step) const {
+Tensor DecayRateSchedule::operator()(const Tensor& step) const {
   const Tensor s = as_float32(step);
   Tensor p = s / decay_steps_;
   if (staircase_) p = floor_nonnegative(p);
-  return constant_like(initial_learning_rate_, s) * ops::pow(constant_like(decay_rate_, s), p);
+  return decay(constant_like(initial_learning_rate_, s), constant_like(decay_rate_, s), p);
 }
 
-Config ExponentialDecay::get_config() const {
+Config DecayRateSchedule::get_config() const {
   return Config::map()
       .set("initial_learning_rate", initial_learning_rate_)
       .set("decay_steps", decay_steps_)
       .set("decay_rate", decay_rate_)
       .set("staircase", staircase_)
       .set("name", name_);
+}
+
+// ---- ExponentialDecay ----
+
+ExponentialDecay::ExponentialDecay(double initial_learning_rate, double decay_steps,
+                                   double decay_rate, bool staircase, std::string name)
+    : DecayRateSchedule(initial_learning_rate, decay_steps, decay_rate, staircase, std::move(name),
+                        "ExponentialDecay") {}
+
+Tensor ExponentialDecay::decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
+                               const Tensor& p) const {
+  return initial_learning_rate * ops::pow(decay_rate, p);
 }
 
 // ---- PiecewiseConstantDecay ----
@@ -201,28 +212,12 @@ Config CosineDecay::get_config() const {
 
 InverseTimeDecay::InverseTimeDecay(double initial_learning_rate, double decay_steps,
                                    double decay_rate, bool staircase, std::string name)
-    : initial_learning_rate_(initial_learning_rate),
-      decay_steps_(decay_steps),
-      decay_rate_(decay_rate),
-      staircase_(staircase),
-      name_(std::move(name)) {
-  check_decay_steps(decay_steps, "InverseTimeDecay");
-}
+    : DecayRateSchedule(initial_learning_rate, decay_steps, decay_rate, staircase, std::move(name),
+                        "InverseTimeDecay") {}
 
-Tensor InverseTimeDecay::operator()(const Tensor& step) const {
-  const Tensor s = as_float32(step);
-  Tensor p = s / decay_steps_;
-  if (staircase_) p = floor_nonnegative(p);
-  return constant_like(initial_learning_rate_, s) / (constant_like(decay_rate_, s) * p + 1.0);
-}
-
-Config InverseTimeDecay::get_config() const {
-  return Config::map()
-      .set("initial_learning_rate", initial_learning_rate_)
-      .set("decay_steps", decay_steps_)
-      .set("decay_rate", decay_rate_)
-      .set("staircase", staircase_)
-      .set("name", name_);
+Tensor InverseTimeDecay::decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
+                               const Tensor& p) const {
+  return initial_learning_rate / (decay_rate * p + 1.0);
 }
 
 // ---- configs ----

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "framework/core/config.h"
@@ -29,15 +30,21 @@ class LearningRateSchedule {
 
 using SchedulePtr = std::shared_ptr<const LearningRateSchedule>;
 
-// initial_learning_rate * decay_rate ^ (step / decay_steps); the exponent is floored when
+// The shared form of ExponentialDecay and InverseTimeDecay: the same arguments and config keys,
+// and a rate that depends on the step only through p = step / decay_steps, floored when
 // `staircase`.
-class ExponentialDecay : public LearningRateSchedule {
+class DecayRateSchedule : public LearningRateSchedule {
  public:
-  ExponentialDecay(double initial_learning_rate, double decay_steps, double decay_rate,
-                   bool staircase = false, std::string name = "ExponentialDecay");
   Tensor operator()(const Tensor& step) const override;
-  std::string class_name() const override { return "ExponentialDecay"; }
   Config get_config() const override;
+
+ protected:
+  // `schedule` names the class in argument errors.
+  DecayRateSchedule(double initial_learning_rate, double decay_steps, double decay_rate,
+                    bool staircase, std::string name, std::string_view schedule);
+  // The rate from p and the float32 scalars initial_learning_rate and decay_rate.
+  virtual Tensor decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
+                       const Tensor& p) const = 0;
 
  private:
   double initial_learning_rate_;
@@ -45,6 +52,18 @@ class ExponentialDecay : public LearningRateSchedule {
   double decay_rate_;
   bool staircase_;
   std::string name_;
+};
+
+// initial_learning_rate * decay_rate ^ p.
+class ExponentialDecay : public DecayRateSchedule {
+ public:
+  ExponentialDecay(double initial_learning_rate, double decay_steps, double decay_rate,
+                   bool staircase = false, std::string name = "ExponentialDecay");
+  std::string class_name() const override { return "ExponentialDecay"; }
+
+ protected:
+  Tensor decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
+               const Tensor& p) const override;
 };
 
 // values[0] while step <= boundaries[0], values[i] while boundaries[i-1] < step <=
@@ -84,22 +103,16 @@ class CosineDecay : public LearningRateSchedule {
   double warmup_steps_;
 };
 
-// initial_learning_rate / (1 + decay_rate * step / decay_steps); the quotient step / decay_steps
-// is floored when `staircase`.
-class InverseTimeDecay : public LearningRateSchedule {
+// initial_learning_rate / (1 + decay_rate * p).
+class InverseTimeDecay : public DecayRateSchedule {
  public:
   InverseTimeDecay(double initial_learning_rate, double decay_steps, double decay_rate,
                    bool staircase = false, std::string name = "InverseTimeDecay");
-  Tensor operator()(const Tensor& step) const override;
   std::string class_name() const override { return "InverseTimeDecay"; }
-  Config get_config() const override;
 
- private:
-  double initial_learning_rate_;
-  double decay_steps_;
-  double decay_rate_;
-  bool staircase_;
-  std::string name_;
+ protected:
+  Tensor decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
+               const Tensor& p) const override;
 };
 
 // Keras's serialized form {"class_name": "ExponentialDecay", "config": {...}}; Keras's extra

@@ -1,6 +1,9 @@
 #pragma once
 // Keras's SGD: plain gradient descent, with (Nesterov) momentum when momentum > 0.
-#include "optimizers/optimizer.h"
+#include <array>
+#include <string_view>
+
+#include "optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 
@@ -9,26 +12,26 @@ struct SGDOptions {
   bool nesterov = false;
 };
 
-class SGD : public Optimizer {
+class SGD : public BuiltinOptimizer<SGD, SGDOptions> {
  public:
+  static constexpr std::string_view kClassName = "SGD";
+  static constexpr std::array<OwnKey<SGDOptions>, 2> kOwnKeys{{
+      {"momentum", &SGDOptions::momentum},
+      {"nesterov", &SGDOptions::nesterov},
+  }};
   // Keras's SGD defaults to a rate of 0.01 (the other optimizers to 0.001); options passed in
   // carry their own learning_rate.
-  explicit SGD(OptimizerOptions options = {.learning_rate = 0.01}, SGDOptions sgd = {});
-  // Keras's config keys: the shared ones plus momentum and nesterov.
-  static OptimizerPtr from_config(const Config& config);
+  static constexpr double kDefaultLearningRate = 0.01;
 
-  std::string class_name() const override { return "SGD"; }
-  Config get_config() const override;
-  const SGDOptions& sgd_options() const { return sgd_; }
+  explicit SGD(OptimizerOptions options = {.learning_rate = kDefaultLearningRate},
+               SGDOptions sgd = {});
+  const SGDOptions& sgd_options() const { return own(); }
 
  protected:
   std::vector<SlotGroup> slot_groups() const override;
   void update_step(const Tensor& gradient, const Variable& variable,
                    const std::vector<Variable>& slots, const Tensor& lr,
                    const Tensor& step) override;
-
- private:
-  SGDOptions sgd_;
 };
 
 }  // namespace kiln::optimizers

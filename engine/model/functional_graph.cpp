@@ -18,14 +18,14 @@ FunctionalGraph::FunctionalGraph(std::vector<KerasTensor> inputs, std::vector<Ke
     : inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
   KILN_CHECK(!inputs_.empty() && !outputs_.empty(), "model '", model_name,
              "' needs at least one input and one output");
-  std::set<const CallRecord*> input_records;
+  // The inputs come first, in the order given (an input no output uses still takes a value).
+  std::set<const CallRecord*> done;
   for (const KerasTensor& t : inputs_) {
     KILN_CHECK(t.defined() && t.record()->inputs.empty(), "model '", model_name,
                "': every input must come from Input(...)");
-    input_records.insert(t.record().get());
+    if (done.insert(t.record().get()).second) records_.push_back(t.record());
   }
   // Depth-first post-order from the outputs: a record comes after the records it reads.
-  std::set<const CallRecord*> done;
   std::vector<std::pair<std::shared_ptr<const CallRecord>, size_t>> stack;
   for (const KerasTensor& out : outputs_) {
     KILN_CHECK(out.defined(), "model '", model_name, "': an output is undefined");
@@ -40,18 +40,19 @@ FunctionalGraph::FunctionalGraph(std::vector<KerasTensor> inputs, std::vector<Ke
         stack.emplace_back(record->inputs[next++].record(), 0);
         continue;
       }
-      if (record->inputs.empty())
-        KILN_CHECK(input_records.contains(record.get()), "model '", model_name,
-                   "': output depends on Input '", record->layer->name(),
-                   "', which is not among the model's inputs");
+      KILN_CHECK(!record->inputs.empty(), "model '", model_name, "': output depends on Input '",
+                 record->layer->name(), "', which is not among the model's inputs");
       done.insert(record.get());
       records_.push_back(record);
       stack.pop_back();
     }
   }
-  // Keep the inputs first, in the order given (an input no output uses still takes a value).
-  std::stable_partition(records_.begin(), records_.end(),
-                        [](const auto& r) { return r->inputs.empty(); });
+  std::vector<const CallRecord*> in_call_order;
+  for (const auto& record : records_) in_call_order.push_back(record.get());
+  std::sort(in_call_order.begin(), in_call_order.end(),
+            [](const CallRecord* a, const CallRecord* b) { return a->serial < b->serial; });
+  std::map<const layers::Layer*, size_t> calls;
+  for (const CallRecord* record : in_call_order) node_index_[record] = calls[record->layer.get()]++;
 }
 
 FunctionalGraph::Result FunctionalGraph::run(const std::vector<Tensor>& inputs,
@@ -97,6 +98,13 @@ FunctionalGraph::Result FunctionalGraph::run(const std::vector<Tensor>& inputs,
     result.masks.push_back(t.index() < m.size() ? m[t.index()] : Tensor());
   }
   return result;
+}
+
+size_t FunctionalGraph::node_index(const CallRecord& record) const {
+  const auto it = node_index_.find(&record);
+  KILN_CHECK(it != node_index_.end(), "layer '", record.layer->name(),
+             "' is called outside this model's graph");
+  return it->second;
 }
 
 std::vector<layers::LayerPtr> FunctionalGraph::layers() const {

@@ -2,6 +2,7 @@
 // The layer-call graph of a functional model: the records between its Inputs and outputs in an
 // order where every record follows the records it reads. Running it calls each layer once per
 // record, so a shared layer runs once per use.
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -28,11 +29,15 @@ class FunctionalGraph {
   const std::vector<std::shared_ptr<const layers::CallRecord>>& records() const { return records_; }
   // Each layer once, in first-use order (InputLayers included, as Keras lists them).
   std::vector<layers::LayerPtr> layers() const;
+  // Which of its layer's calls in this graph a record is, counted in the order the calls were
+  // made (Keras's node index: "dense[1][0]" is the second call of dense, its first output).
+  size_t node_index(const layers::CallRecord& record) const;
 
  private:
   std::vector<layers::KerasTensor> inputs_;
   std::vector<layers::KerasTensor> outputs_;
   std::vector<std::shared_ptr<const layers::CallRecord>> records_;
+  std::map<const layers::CallRecord*, size_t> node_index_;
 };
 
 }  // namespace kiln

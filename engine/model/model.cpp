@@ -1,7 +1,6 @@
 #include "engine/model/model.h"
 
 #include <algorithm>
-#include <map>
 
 #include "engine/model/functional_graph.h"
 #include "engine/model/summary.h"
@@ -92,11 +91,7 @@ std::vector<SummaryRow> Model::summary_rows() const {
     return rows;
   }
   // One row per layer: the shape of its first call, the inbound tensors of every call as
-  // "layer[call][output]".
-  std::map<const layers::Layer*, int> calls;
-  std::map<const layers::CallRecord*, int> call_index;
-  for (const auto& record : graph_->records())
-    call_index[record.get()] = calls[record->layer.get()]++;
+  // "layer[node][output]".
   for (const layers::LayerPtr& layer : graph_->layers()) {
     SummaryRow row{layer->name() + " (" + layer->class_name() + ")", "", layer->count_params(), ""};
     for (const auto& record : graph_->records()) {
@@ -107,7 +102,7 @@ std::vector<SummaryRow> Model::summary_rows() const {
       for (const layers::KerasTensor& in : record->inputs) {
         if (!row.connected_to.empty()) row.connected_to += ", ";
         row.connected_to += in.record()->layer->name() + "[" +
-                            std::to_string(call_index[in.record().get()]) + "][" +
+                            std::to_string(graph_->node_index(*in.record())) + "][" +
                             std::to_string(in.index()) + "]";
       }
     }

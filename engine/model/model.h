@@ -50,6 +50,13 @@ class Model : public layers::Layer {
                            const layers::CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
+  // A functional model's config as Keras writes it: {"name", "trainable", "layers" (each with
+  // its "name" and "inbound_nodes"), "input_layers", "output_layers"}; a subclassed model's is
+  // the base layer config (engine/model/model_config.cpp).
+  Config get_config() const override;
+  // The functional model a config describes (Keras's "Functional"), with the same layer names
+  // and shared layers; the layer registry knows it as "Functional" and "Model".
+  static layers::LayerPtr from_config(const Config& config);
 
   // The model's layers, in order (a functional model's include its InputLayers).
   virtual std::vector<layers::LayerPtr> layers() const;

@@ -22,6 +22,7 @@ void Sequential::add(const layers::LayerRef& ref) {
     KILN_CHECK(layers_.empty() && !input_spec_, "Sequential '", name(),
                "': an Input can only come first");
     input_spec_ = TensorMeta{input->input_dtype(), input->batch_shape(), Device::cpu()};
+    input_layer_ = layer;
     return;
   }
   if (layers_.empty() && !input_spec_ && layer->input_shape_arg().rank() > 0) {
@@ -94,13 +95,10 @@ std::vector<Tensor> Sequential::compute_mask(const std::vector<Tensor>& inputs,
 
 Config Sequential::get_config() const {
   Config list = Config::list();
+  if (input_layer_) list.push_back(layers::serialize_layer(*input_layer_));
   for (const LayerPtr& layer : layers_) list.push_back(layers::serialize_layer(*layer));
   Config c = Layer::get_config().set("layers", std::move(list));
-  if (input_spec_) {
-    std::vector<Config> dims;
-    for (const int64_t d : input_spec_->shape) dims.emplace_back(d < 0 ? Config() : Config(d));
-    c.set("build_input_shape", Config(std::move(dims)));
-  }
+  if (input_spec_) c.set("build_input_shape", layers::serialize_shape(input_spec_->shape));
   return c;
 }
 
@@ -108,13 +106,12 @@ LayerPtr Sequential::from_config(const Config& c) {
   c.check_keys({"name", "trainable", "dtype", "layers", "build_input_shape"}, "Sequential");
   auto model =
       std::make_shared<Sequential>(std::vector<layers::LayerRef>{}, c.get_string("name", ""));
-  if (const Config* shape = c.find("build_input_shape"); shape != nullptr && !shape->is_null()) {
-    std::vector<int64_t> dims;
-    for (size_t i = 1; i < shape->size(); ++i)
-      dims.push_back(shape->at(i).is_null() ? -1 : shape->at(i).as_int());
-    model->add(layers::Input(Shape(std::move(dims))));
-  }
+  model->set_trainable(c.get_bool("trainable", true));
   for (const Config& layer : c["layers"].as_list()) model->add(layers::deserialize_layer(layer));
+  // Without an InputLayer, the shape the model was built for (batch dim first) builds it.
+  if (const Config* shape = c.find("build_input_shape");
+      !model->built() && shape != nullptr && !shape->is_null())
+    model->build_from({layers::deserialize_shape(*shape)});
   return model;
 }
 

@@ -27,7 +27,8 @@ class Sequential : public Model {
                            const layers::CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
-  // {"name", "trainable", "dtype", "layers": [...], "build_input_shape"}.
+  // {"name", "trainable", "dtype", "layers": [InputLayer if given, ...], "build_input_shape"},
+  // as Keras writes it.
   Config get_config() const override;
 
  protected:
@@ -38,6 +39,7 @@ class Sequential : public Model {
   void build_symbolically();
 
   std::vector<layers::LayerPtr> layers_;
+  layers::LayerPtr input_layer_;  // the Input given first, if any (its config leads "layers")
   std::optional<TensorMeta> input_spec_;
   std::vector<TensorMeta> output_specs_;  // per layer, once built
 };

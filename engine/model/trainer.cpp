@@ -25,6 +25,27 @@ std::vector<TensorSpec> batch_free_specs(const std::vector<std::vector<Tensor>>&
   return specs;
 }
 
+// The signature of `steps` batches concatenated argument by argument: each argument's specs
+// (as `batch` has that argument's tensors) repeated `steps` times.
+std::vector<TensorSpec> repeated(const std::vector<TensorSpec>& one, const Batch& batch,
+                                 int64_t steps) {
+  std::vector<TensorSpec> out;
+  size_t at = 0;
+  for (const size_t n : {batch.x.size(), batch.y.size(), batch.sample_weight.size()}) {
+    for (int64_t i = 0; i < steps; ++i)
+      out.insert(out.end(), one.begin() + static_cast<std::ptrdiff_t>(at),
+                 one.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  }
+  return out;
+}
+
+// Batch i's tensors of one argument holding `steps` batches' tensors back to back.
+std::vector<Tensor> nth_group(const std::vector<Tensor>& all, int64_t i, int64_t steps) {
+  const auto per = static_cast<int64_t>(all.size()) / steps;
+  return {all.begin() + i * per, all.begin() + (i + 1) * per};
+}
+
 losses::LossPtr resolve(const LossArg& arg) {
   return arg.loss ? arg.loss : losses::get(arg.name);
 }
@@ -86,19 +107,25 @@ void Trainer::prepare(const Batch& batch) {
   test_options.name = "test_step";
   train_step_ = std::make_unique<StepFunction>(
       [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-             const std::vector<Tensor>& sw) {
-        const std::vector<Variable> variables = model_.trainable_weights();
-        std::vector<Tensor> predictions;
-        auto [loss, grads] = value_and_grad(
-            [&] {
-              predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
-              return total_loss(y, predictions, sw);
-            },
-            variables);
-        optimizer_->apply_gradients(grads, variables);
-        return update_metrics(loss, y, predictions, sw);
-      },
+             const std::vector<Tensor>& sw) { return train_step_body(x, y, sw); },
       train_options);
+  const int64_t steps = options_.steps_per_execution;
+  if (steps > 1) {
+    FunctionOptions multi_options = train_options;
+    multi_options.name = "train_steps";
+    multi_options.input_signature = repeated(*train_options.input_signature, batch, steps);
+    // Step i reads its batch's tensors at i * (tensors per batch) in each argument.
+    train_steps_ = std::make_unique<StepFunction>(
+        [this, steps](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                      const std::vector<Tensor>& sw) {
+          std::vector<Tensor> results;
+          for (int64_t i = 0; i < steps; ++i)
+            results = train_step_body(nth_group(x, i, steps), nth_group(y, i, steps),
+                                      nth_group(sw, i, steps));
+          return results;
+        },
+        multi_options);
+  }
   test_step_ = std::make_unique<StepFunction>(
       [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
              const std::vector<Tensor>& sw) {
@@ -107,6 +134,21 @@ void Trainer::prepare(const Batch& batch) {
         return update_metrics(total_loss(y, predictions, sw), y, predictions, sw);
       },
       test_options);
+}
+
+std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
+                                             const std::vector<Tensor>& y,
+                                             const std::vector<Tensor>& sample_weight) {
+  const std::vector<Variable> variables = model_.trainable_weights();
+  std::vector<Tensor> predictions;
+  auto [loss, grads] = value_and_grad(
+      [&] {
+        predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
+        return total_loss(y, predictions, sample_weight);
+      },
+      variables);
+  optimizer_->apply_gradients(grads, variables);
+  return update_metrics(loss, y, predictions, sample_weight);
 }
 
 void Trainer::prepare_predict(const std::vector<Tensor>& x) {
@@ -159,6 +201,24 @@ Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
 Logs Trainer::train_batch(const Batch& batch) {
   prepare(batch);
   return logs_from((*train_step_)(batch.x, batch.y, batch.sample_weight));
+}
+
+Logs Trainer::train_batches(const std::vector<Batch>& batches) {
+  KILN_CHECK(!batches.empty(), "train_batches needs at least one batch");
+  prepare(batches[0]);
+  if (!train_steps_ || static_cast<int64_t>(batches.size()) != options_.steps_per_execution) {
+    Logs logs;
+    for (const Batch& b : batches) logs = train_batch(b);
+    return logs;
+  }
+  Batch all;
+  for (const Batch& b : batches) {
+    all.x.insert(all.x.end(), b.x.begin(), b.x.end());
+    all.y.insert(all.y.end(), b.y.begin(), b.y.end());
+    all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
+                             b.sample_weight.end());
+  }
+  return logs_from((*train_steps_)(all.x, all.y, all.sample_weight));
 }
 
 Logs Trainer::test_batch(const Batch& batch) {

@@ -39,6 +39,10 @@ class Trainer {
 
   // One training step; returns the running loss and metrics ("loss", "accuracy", ...).
   Logs train_batch(const Batch& batch);
+  // Consecutive training steps. A full group of compile's steps_per_execution batches runs as
+  // one traced call (the steps unrolled in one graph), so the host reads the logs once per
+  // group; a shorter group (an epoch's end) runs step by step. Returns the logs after the last.
+  Logs train_batches(const std::vector<Batch>& batches);
   // One evaluation step (no update); returns the running loss and metrics.
   Logs test_batch(const Batch& batch);
   std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
@@ -58,6 +62,9 @@ class Trainer {
   // batch's shapes, and fixes the steps' signatures (batch dim unknown).
   void prepare(const Batch& batch);
   void prepare_predict(const std::vector<Tensor>& x);
+  // The train step's work, traced into train_step_ once and into train_steps_ once per step.
+  std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                      const std::vector<Tensor>& sample_weight);
   Tensor total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
                     const std::vector<Tensor>& sample_weight) const;
   std::vector<Tensor> update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
@@ -73,6 +80,7 @@ class Trainer {
   std::vector<std::pair<size_t, metrics::MetricPtr>> metrics_;  // (output, metric)
   std::vector<std::string> result_names_;                       // "loss", then metric names
   std::unique_ptr<StepFunction> train_step_;
+  std::unique_ptr<StepFunction> train_steps_;  // steps_per_execution > 1: the batches concatenated
   std::unique_ptr<StepFunction> test_step_;
   std::unique_ptr<PredictFunction> predict_step_;
 };

@@ -190,6 +190,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
   const CallbackList callbacks(*this, user, options.verbose, options.epochs, steps);
   const size_t inputs = model_inputs(*this);
   const size_t outputs = num_outputs();
+  const int64_t per_execution = t.options().steps_per_execution;
 
   stop_training = false;
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
@@ -199,14 +200,24 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
     callbacks.each([&](Callback& c) { c.on_epoch_begin(epoch, {}); });
     Logs logs;
     int64_t step = 0;
-    for (const datasets::Element& e : data) {
-      if (options.steps_per_epoch > 0 && step >= options.steps_per_epoch) break;
+    // As in Keras, callbacks hear of each group of steps_per_execution batches once: the begin
+    // with its first step, the end with its last.
+    std::vector<Batch> group;
+    const auto run_group = [&] {
       callbacks.each([&](Callback& c) { c.on_train_batch_begin(step, {}); });
-      logs = t.train_batch(to_batch(e, inputs, outputs, true));
-      callbacks.each([&](Callback& c) { c.on_train_batch_end(step, logs); });
-      ++step;
+      logs = t.train_batches(group);
+      step += static_cast<int64_t>(group.size());
+      group.clear();
+      callbacks.each([&](Callback& c) { c.on_train_batch_end(step - 1, logs); });
+    };
+    for (const datasets::Element& e : data) {
+      const auto queued = step + static_cast<int64_t>(group.size());
+      if (options.steps_per_epoch > 0 && queued >= options.steps_per_epoch) break;
+      group.push_back(to_batch(e, inputs, outputs, true));
+      if (static_cast<int64_t>(group.size()) == per_execution) run_group();
       if (stop_training) break;
     }
+    if (!group.empty()) run_group();
     epoch_logs = logs;
     if (options.validation_dataset &&
         (epoch + 1 - options.initial_epoch) % options.validation_freq == 0) {

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 
 #include "framework/core/error.h"
 #include "framework/core/suggest.h"
@@ -515,6 +516,10 @@ std::string Config::to_json(int indent) const {
 
 Config Config::from_json(std::string_view text) {
   return JsonParser(text).parse_document();
+}
+
+std::ostream& operator<<(std::ostream& os, const Config& config) {
+  return os << config.to_json();
 }
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 // every access error names that origin and the key path.
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -114,5 +115,8 @@ class Config {
   std::string origin_;
   std::string path_;
 };
+
+// Compact JSON (so a failed test comparison shows the values, not raw bytes).
+std::ostream& operator<<(std::ostream& os, const Config& config);
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 #include "framework/ops/ops.h"
 #include "layers/activations/activations.h"
 #include "layers/layer_config.h"
+#include "layers/unsupported_args.h"
 
 namespace kiln::layers {
 
@@ -44,11 +45,16 @@ Config Dense::get_config() const {
 }
 
 LayerPtr Dense::from_config(const Config& c) {
-  check_layer_keys(c,
-                   {"units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
-                    "kernel_regularizer", "bias_regularizer", "kernel_constraint",
-                    "bias_constraint", "activity_regularizer"},
-                   "Dense");
+  check_layer_keys(
+      c,
+      {"units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+       "kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint",
+       "activity_regularizer", "lora_rank", "lora_alpha", "quantization_config"},
+      "Dense");
+  require_null(c,
+               {"kernel_constraint", "bias_constraint", "activity_regularizer", "lora_rank",
+                "quantization_config"},
+               "Dense");
   DenseOptions o;
   o.activation = c.get_string("activation", o.activation);
   o.use_bias = c.get_bool("use_bias", o.use_bias);

@@ -1,6 +1,7 @@
 #include "layers/core/input_layer.h"
 
 #include "framework/core/error.h"
+#include "layers/layer_config.h"
 
 namespace kiln::layers {
 
@@ -20,34 +21,38 @@ std::vector<TensorMeta> InputLayer::compute_output_spec(const std::vector<Tensor
 }
 
 Config InputLayer::get_config() const {
-  std::vector<Config> dims;
-  for (const int64_t d : batch_shape_) dims.emplace_back(d < 0 ? Config() : Config(d));
   return Config::map()
-      .set("batch_shape", Config(std::move(dims)))
+      .set("batch_shape", serialize_shape(batch_shape_))
       .set("dtype", std::string(dtype_name(dtype_)))
       .set("sparse", false)
       .set("name", name());
 }
 
 LayerPtr InputLayer::from_config(const Config& c) {
-  c.check_keys({"batch_shape", "batch_input_shape", "dtype", "sparse", "name", "ragged"},
-               "InputLayer");
+  c.check_keys(
+      {"batch_shape", "batch_input_shape", "dtype", "sparse", "name", "ragged", "optional"},
+      "InputLayer");
+  // Keras writes these as false; true asks for inputs kiln does not have.
+  for (const char* key : {"sparse", "ragged", "optional"})
+    KILN_CHECK(!c.get_bool(key, false), c[key].where(), "InputLayer: '", key,
+               "' inputs are not supported by kiln; leave it false");
   const Config& shape = c.contains("batch_shape") ? c["batch_shape"] : c["batch_input_shape"];
-  std::vector<int64_t> dims;
-  for (const Config& d : shape.as_list()) dims.push_back(d.is_null() ? -1 : d.as_int());
-  return std::make_shared<InputLayer>(Shape(std::move(dims)),
+  return std::make_shared<InputLayer>(deserialize_shape(shape),
                                       dtype_from_name(c.get_string("dtype", "float32")),
                                       c.get_string("name", ""));
+}
+
+KerasTensor symbolic_input(std::shared_ptr<InputLayer> layer) {
+  auto record = std::make_shared<CallRecord>();
+  record->outputs = layer->compute_output_spec({});
+  record->layer = std::move(layer);
+  return KerasTensor(record->outputs[0], record, 0);
 }
 
 KerasTensor Input(const Shape& shape, DType dtype, const std::string& name, int64_t batch_size) {
   std::vector<int64_t> dims{batch_size};
   dims.insert(dims.end(), shape.begin(), shape.end());
-  auto layer = std::make_shared<InputLayer>(Shape(std::move(dims)), dtype, name);
-  auto record = std::make_shared<CallRecord>();
-  record->outputs = layer->compute_output_spec({});
-  record->layer = std::move(layer);
-  return KerasTensor(record->outputs[0], record, 0);
+  return symbolic_input(std::make_shared<InputLayer>(Shape(std::move(dims)), dtype, name));
 }
 
 }  // namespace kiln::layers

@@ -1,5 +1,6 @@
 #pragma once
 // keras.Input and its InputLayer: where a functional model's symbolic batches start.
+#include <memory>
 #include <string>
 
 #include "layers/keras_tensor.h"
@@ -25,6 +26,9 @@ class InputLayer : public Layer {
   Shape batch_shape_;
   DType dtype_;
 };
+
+// The symbolic batch an InputLayer produces: where a functional model's graph starts.
+KerasTensor symbolic_input(std::shared_ptr<InputLayer> layer);
 
 // A symbolic batch of `shape` (without the batch dim), like keras.Input(shape=...).
 KerasTensor Input(const Shape& shape, DType dtype = DType::f32, const std::string& name = "",

@@ -6,12 +6,10 @@
 #include "datasets/csv_file.h"
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::TempDir;
 
 std::string write_csv(const TempDir& dir, const std::string& text) {
   const std::string path = dir.file("data.csv");
@@ -130,4 +128,4 @@ TEST(Csv, ColumnsFeedADataset) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

@@ -3,13 +3,10 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::batches;
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::range_dataset;
 
 TEST(Batch, StacksConsecutiveElementsPerComponent) {
   const Tensor x = arange(0, 10, 1, DType::f32).view({5, 2});
@@ -60,7 +57,7 @@ TEST(Batch, ShapeMismatchNamesTheComponentTheElementAndBothShapes) {
       return Element{scalar(0), zeros({i == 3 ? 2 : 3}, DType::i64)};
     };
   });
-  const std::string msg = error_of([&] { (void)testing::values(ds.batch(3).iterator()); });
+  const std::string msg = error_of([&] { (void)values(ds.batch(3).iterator()); });
   EXPECT_THAT(msg, HasSubstr("Dataset::batch: component 1 of element 2 is int64[2] but element 0 "
                              "has int64[3]"));
 }
@@ -84,4 +81,4 @@ TEST(Batch, RejectsNonPositiveSizes) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

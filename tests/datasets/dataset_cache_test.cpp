@@ -4,11 +4,8 @@
 #include "framework/ops/ops.h"
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
-
-using testing::range_dataset;
-using testing::values;
 
 Dataset counting_map(int& calls, int64_t n) {
   return range_dataset(n).map([&calls](const Element& e) {
@@ -61,4 +58,4 @@ TEST(Cache, CopiesOfTheDatasetShareIt) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

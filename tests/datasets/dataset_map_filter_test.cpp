@@ -4,11 +4,8 @@
 #include "framework/ops/ops.h"
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
-
-using testing::range_dataset;
-using testing::values;
 
 TEST(Map, AppliesTheFunctionToEveryElement) {
   const Dataset ds =
@@ -42,4 +39,4 @@ TEST(Filter, RejectingEverythingGivesAnEmptyPass) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

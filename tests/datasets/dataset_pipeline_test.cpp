@@ -3,10 +3,8 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
-
-using testing::values;
 
 TEST(Pipeline, ComponentsOfAnElementStayTogether) {
   // x row i holds i in every cell, y is i, sample_weight is i + 0.5.
@@ -37,7 +35,7 @@ TEST(Pipeline, ComponentsOfAnElementStayTogether) {
 }
 
 TEST(Pipeline, PrefetchAndCacheComposeWithRepeat) {
-  const Dataset ds = testing::range_dataset(20).shuffle(20, 3).batch(6);
+  const Dataset ds = range_dataset(20).shuffle(20, 3).batch(6);
   EXPECT_EQ(values(ds.prefetch(2).repeat(3), 1), values(ds.repeat(3), 1));
   EXPECT_EQ(values(ds.repeat(3).prefetch(2), 1), values(ds.repeat(3), 1));
   const Dataset cached = ds.cache().repeat(2).prefetch(1);
@@ -45,4 +43,4 @@ TEST(Pipeline, PrefetchAndCacheComposeWithRepeat) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

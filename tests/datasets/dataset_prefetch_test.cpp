@@ -7,13 +7,10 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::range_dataset;
-using testing::values;
 
 TEST(Prefetch, YieldsTheUpstreamElementsInOrder) {
   const Dataset ds = range_dataset(1000).shuffle(64, 3).batch(10);
@@ -64,4 +61,4 @@ TEST(Prefetch, RejectsAnEmptyBuffer) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

@@ -6,13 +6,10 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::range_dataset;
-using testing::values;
 
 using Values = std::vector<int64_t>;
 
@@ -126,4 +123,4 @@ TEST(TakeSkip, SplitADatasetIntoDisjointParts) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

@@ -7,11 +7,8 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
-
-using testing::range_dataset;
-using testing::values;
 
 std::vector<int64_t> iota(int64_t n) {
   std::vector<int64_t> v(static_cast<size_t>(n));
@@ -87,9 +84,8 @@ TEST(Shuffle, OrderDoesNotDependOnTheThreadThatRunsIt) {
 
 TEST(Shuffle, ThenBatchMixesRowsButBatchThenShuffleKeepsBatchesWhole) {
   const std::vector<std::vector<int64_t>> mixed =
-      testing::batches(range_dataset(12).shuffle(12, 1).batch(4));
-  const std::vector<std::vector<int64_t>> whole =
-      testing::batches(range_dataset(12).batch(4).shuffle(3, 1));
+      batches(range_dataset(12).shuffle(12, 1).batch(4));
+  const std::vector<std::vector<int64_t>> whole = batches(range_dataset(12).batch(4).shuffle(3, 1));
   ASSERT_EQ(mixed.size(), 3u);
   ASSERT_EQ(whole.size(), 3u);
   std::vector<int64_t> all;
@@ -109,4 +105,4 @@ TEST(Shuffle, ThenBatchMixesRowsButBatchThenShuffleKeepsBatchesWhole) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

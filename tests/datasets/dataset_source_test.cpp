@@ -3,13 +3,10 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::range_dataset;
-using testing::values;
 
 TEST(FromTensorSlices, SlicesEveryComponentAlongAxisZero) {
   const Tensor x = arange(0, 12, 1, DType::f32).view({3, 2, 2});
@@ -90,4 +87,4 @@ TEST(Iterator, KeepsThePipelineAliveAndStaysDoneAfterTheEnd) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

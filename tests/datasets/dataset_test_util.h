@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "datasets/dataset.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::datasets::testing {
 
@@ -39,17 +40,8 @@ inline std::vector<std::vector<int64_t>> batches(const Dataset& ds, uint64_t pas
   return out;
 }
 
-// The message of the kiln::Error that fn throws; fails the test if it throws nothing.
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a kiln::Error";
-  return "";
-}
+// Error messages are read as in every module's tests.
+using kiln::testing::error_of;
 
 // A fresh directory under the system temp dir, removed with everything in it on destruction.
 class TempDir {

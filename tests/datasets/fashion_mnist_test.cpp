@@ -7,10 +7,9 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::error_of;
 using ::testing::HasSubstr;
 
 TEST(FashionMnist, MissingDirectoryNamesThePathAndThePackage) {
@@ -37,4 +36,4 @@ TEST(FashionMnist, TestSplitAsADataset) {
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

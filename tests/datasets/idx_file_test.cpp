@@ -5,10 +5,8 @@
 
 #include "tests/datasets/dataset_test_util.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
-
-using testing::TempDir;
 
 std::string write_gz(const TempDir& dir, const std::string& name,
                      const std::vector<uint8_t>& bytes) {
@@ -31,9 +29,9 @@ TEST(IdxFile, ReadsDimsAndPayload) {
 TEST(IdxFile, TruncatedFileNamesThePath) {
   const TempDir dir;
   const std::string path = write_gz(dir, "short.gz", {0, 0, 8, 1, 0, 0, 0, 9, 1, 2});
-  const std::string msg = testing::error_of([&] { (void)read_idx_u8(path); });
+  const std::string msg = error_of([&] { (void)read_idx_u8(path); });
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

@@ -8,12 +8,10 @@
 #include "tests/datasets/dataset_test_util.h"
 #include "tests/datasets/npy_numpy_fixtures.h"
 
-namespace kiln::datasets {
+namespace kiln::datasets::testing {
 namespace {
 
-using testing::error_of;
 using ::testing::HasSubstr;
-using testing::TempDir;
 
 template <size_t N>
 std::string bytes_of(const char (&literal)[N]) {
@@ -65,24 +63,24 @@ TEST(Npy, RoundTripsScalarsAndEmptyArrays) {
 TEST(Npy, WritesExactlyWhatNumPyWrites) {
   const TempDir dir;
   save_npy(dir.file("m.npy"), arange(0, 6, 1, DType::f32).view({2, 3}));
-  EXPECT_EQ(read_file(dir.file("m.npy")), bytes_of(testing::kFloat32Matrix));
+  EXPECT_EQ(read_file(dir.file("m.npy")), bytes_of(kFloat32Matrix));
 }
 
 TEST(Npy, ReadsFilesWrittenByNumPy) {
   const TempDir dir;
-  const Tensor m = load_npy(write_file(dir, "m.npy", bytes_of(testing::kFloat32Matrix)));
+  const Tensor m = load_npy(write_file(dir, "m.npy", bytes_of(kFloat32Matrix)));
   EXPECT_EQ(m.shape(), Shape({2, 3}));
   EXPECT_EQ(m.to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
 
-  const Tensor v2 = load_npy(write_file(dir, "v2.npy", bytes_of(testing::kInt64Version2)));
+  const Tensor v2 = load_npy(write_file(dir, "v2.npy", bytes_of(kInt64Version2)));
   EXPECT_EQ(v2.dtype(), DType::i64);
   EXPECT_EQ(v2.to_vector<int64_t>(), (std::vector<int64_t>{1, -2, 3}));
 
-  const Tensor b = load_npy(write_file(dir, "b.npy", bytes_of(testing::kBoolVector)));
+  const Tensor b = load_npy(write_file(dir, "b.npy", bytes_of(kBoolVector)));
   EXPECT_EQ(b.dtype(), DType::boolean);
   EXPECT_EQ(b.to_vector<bool>(), (std::vector<bool>{true, false, true}));
 
-  const Tensor s = load_npy(write_file(dir, "s.npy", bytes_of(testing::kInt32Scalar)));
+  const Tensor s = load_npy(write_file(dir, "s.npy", bytes_of(kInt32Scalar)));
   EXPECT_EQ(s.shape(), Shape({}));
   EXPECT_EQ(s.item<int32_t>(), 7);
 }
@@ -100,17 +98,17 @@ TEST(Npy, SaveReplacesAnExistingFileAndLeavesNoTemporaries) {
 
 TEST(Npy, FortranOrderAndBigEndianAreRejectedClearly) {
   const TempDir dir;
-  const std::string fortran = write_file(dir, "f.npy", bytes_of(testing::kFortranOrder));
+  const std::string fortran = write_file(dir, "f.npy", bytes_of(kFortranOrder));
   EXPECT_THAT(error_of([&] { (void)load_npy(fortran); }),
               HasSubstr(fortran + ": .npy array is in Fortran order"));
-  const std::string big = write_file(dir, "be.npy", bytes_of(testing::kBigEndian));
+  const std::string big = write_file(dir, "be.npy", bytes_of(kBigEndian));
   EXPECT_THAT(error_of([&] { (void)load_npy(big); }),
               HasSubstr(big + ": .npy dtype >f4 is big-endian"));
 }
 
 TEST(Npy, TruncatedAndForeignFilesNameThePath) {
   const TempDir dir;
-  const std::string full = bytes_of(testing::kFloat32Matrix);
+  const std::string full = bytes_of(kFloat32Matrix);
   const std::string cut = write_file(dir, "cut.npy", full.substr(0, full.size() - 4));
   EXPECT_THAT(error_of([&] { (void)load_npy(cut); }),
               HasSubstr(cut + ": truncated .npy data: [2, 3] float32 needs 24 bytes, file has 20"));
@@ -124,11 +122,11 @@ TEST(Npy, UnsupportedDTypesAreErrors) {
   const TempDir dir;
   EXPECT_THAT(error_of([&] { save_npy(dir.file("x.npy"), zeros({2}, DType::bf16)); }),
               HasSubstr("cannot save bfloat16 as .npy"));
-  std::string u2 = bytes_of(testing::kFloat32Matrix);
+  std::string u2 = bytes_of(kFloat32Matrix);
   u2.replace(u2.find("<f4"), 3, "<u2");
   const std::string path = write_file(dir, "u2.npy", u2);
   EXPECT_THAT(error_of([&] { (void)load_npy(path); }), HasSubstr("unsupported .npy dtype <u2"));
 }
 
 }  // namespace
-}  // namespace kiln::datasets
+}  // namespace kiln::datasets::testing

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <string>
@@ -234,6 +235,38 @@ TEST(TracedEqualsEager, EveryOpValuesAndGradients) {
   KILN_PRIMITIVE_OPS(KILN_EXPECT_SEEN)
 #undef KILN_EXPECT_SEEN
   EXPECT_TRUE(missing.empty()) << "ops no case exercised: " << ::testing::PrintToString(missing);
+}
+
+// Backward ops that rebuild their forward input's shape read the batch from the plan when the
+// trace saw an unknown one (a Conv2D after another layer needs the gradient for its input).
+TEST(TracedEqualsEager, InputGradientsWithAnUnknownBatch) {
+  using namespace ops;
+  const Tensor kernel = rand({3, 3, 3, 4});
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> ops_on_batch = {
+      {"conv2d",
+       [&](const Tensor& x) {
+         return conv2d(x, kernel, {2, 2}, Padding::valid);
+       }},
+      {"avg_pool2d",
+       [](const Tensor& x) {
+         return avg_pool2d(x, {2, 2}, {2, 2}, Padding::same);
+       }},
+      {"strided_slice", [](const Tensor& x) {
+         return strided_slice(x, {0, 1}, {std::numeric_limits<int64_t>::max(), 5}, {1, 2});
+       }}};
+  for (const auto& [name, f] : ops_on_batch) {
+    SCOPED_TRACE(name);
+    const auto fn = [&f](const std::vector<Tensor>& v) {
+      return weighted_grads([&f](const std::vector<Tensor>& w) { return f(w[0]); }, v);
+    };
+    auto traced = function(
+        fn,
+        {.input_signature = std::vector<TensorSpec>{TensorSpec(Shape{-1, 6, 6, 3}, DType::f32)}});
+    for (const int64_t batch : {2, 3}) {
+      const std::vector<Tensor> x{rand({batch, 6, 6, 3})};
+      expect_equal(traced(x)[0], fn(x)[0], name + " input gradient");
+    }
+  }
 }
 
 }  // namespace

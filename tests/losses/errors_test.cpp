@@ -5,23 +5,13 @@
 #include "framework/ops/ops.h"
 #include "losses/functional.h"
 #include "losses/losses.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::losses {
 namespace {
 
+using kiln::testing::error_of;
 using ::testing::HasSubstr;
-
-// The message of the kiln::Error `fn` throws ("" and a test failure when it throws none).
-template <typename Fn>
-std::string error_of(Fn&& fn) {
-  try {
-    fn();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected an error";
-  return "";
-}
 
 TEST(LossErrors, ShapeMismatchNamesTheLossAndBothShapes) {
   const std::string mse = error_of([] { MeanSquaredError()(zeros({4, 3}), zeros({4, 2})); });

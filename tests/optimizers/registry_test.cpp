@@ -7,21 +7,13 @@
 #include "optimizers/adam.h"
 #include "optimizers/registry.h"
 #include "tests/optimizers/goldens.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::optimizers::testing {
 namespace {
 
+using kiln::testing::expect_error;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
-void expect_error(const std::function<void()>& f, const std::string& message) {
-  try {
-    f();
-    FAIL() << "expected an error containing: " << message;
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(message));
-  }
-}
 
 TEST(OptimizerRegistry, IdentifiersAndClassNamesInAnyCase) {
   EXPECT_THAT(known_names(),

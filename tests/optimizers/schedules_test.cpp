@@ -1,16 +1,16 @@
 // Learning-rate schedules against Keras (scripts/golden/generate_optimizer_goldens.py): values,
 // traced values, configs, and errors that name what is wrong.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engine/function/function.h"
 #include "optimizers/schedules.h"
 #include "tests/optimizers/goldens.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::optimizers::testing {
 namespace {
 
-using ::testing::HasSubstr;
+using kiln::testing::expect_error;
 
 constexpr double kTolerance = 1e-6;  // relative; Keras computes in float32 too
 
@@ -56,15 +56,6 @@ TEST(Schedules, ConstructorsKeepKerasDefaults) {
                 "name": "CosineDecay", "warmup_target": null, "warmup_steps": 0}})"));
   EXPECT_EQ(PiecewiseConstantDecay({2}, {1.0, 0.5}).get_config()["name"].as_string(),
             "PiecewiseConstant");
-}
-
-void expect_error(const std::function<void()>& f, const std::string& message) {
-  try {
-    f();
-    FAIL() << "expected an error containing: " << message;
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(message));
-  }
 }
 
 TEST(Schedules, ErrorsNameTheProblem) {

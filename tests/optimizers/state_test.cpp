@@ -8,26 +8,18 @@
 #include "optimizers/registry.h"
 #include "optimizers/sgd.h"
 #include "tests/optimizers/goldens.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::optimizers::testing {
 namespace {
 
+using kiln::testing::expect_error;
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 
 std::vector<std::string> names(const std::vector<Variable>& variables) {
   std::vector<std::string> out;
   for (const Variable& v : variables) out.push_back(v.name());
   return out;
-}
-
-void expect_error(const std::function<void()>& f, const std::string& message) {
-  try {
-    f();
-    FAIL() << "expected an error containing: " << message;
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr(message));
-  }
 }
 
 TEST(OptimizerState, VariablesFollowKerasOrderAndNames) {

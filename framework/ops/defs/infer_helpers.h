@@ -31,6 +31,29 @@ inline Tensor mask_of(const Tensor& cond, DType dtype) {
   return ops::cast(cond, dtype);
 }
 
+// Backward ops that produce their forward input's shape (conv2d_backprop_input, avg_pool2d_grad,
+// strided_slice_grad) carry it in an attr. While tracing with an unknown batch that shape has
+// unknown dims, so the gradient also passes the forward input as a last, shape-only input, whose
+// concrete dims the plan for each batch size reads.
+inline std::vector<Tensor> with_shape_source(std::vector<Tensor> inputs, const Tensor& forward) {
+  if (!forward.shape().is_fully_defined()) inputs.push_back(forward);
+  return inputs;
+}
+// The attr's shape with unknown dims filled from the shape source, when there is one.
+inline Shape forward_shape(std::span<const TensorMeta> in, size_t data_inputs, const Attrs& attrs,
+                           const char* key) {
+  std::vector<int64_t> dims = attrs.get_ints(key);
+  KILN_SHAPE_CHECK(in.size() == data_inputs || in.size() == data_inputs + 1, "expects ",
+                   data_inputs, " inputs and an optional shape source, got ", in.size());
+  if (in.size() == data_inputs) return Shape(std::move(dims));
+  const Shape& source = in[data_inputs].shape;
+  KILN_SHAPE_CHECK(static_cast<size_t>(source.rank()) == dims.size(), "the shape source ", source,
+                   " does not have the rank of ", Shape(dims));
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (dims[i] < 0) dims[i] = source[static_cast<int>(i)];
+  return Shape(std::move(dims));
+}
+
 inline void def(OpTable& t, OpId op, const char* name, int inputs, InferFn infer, GradFn grad) {
   t[op].name = name;
   t[op].num_inputs = inputs;

@@ -48,9 +48,9 @@ void check_incoming_grad(const TensorMeta& grad, const TensorMeta& expected) {
                    "the incoming gradient ", describe(grad), " does not match the forward output ",
                    describe(expected));
 }
-// inputs: (grad_out, kernel); attr input_shape
+// inputs: (grad_out, kernel[, shape source]); attr input_shape
 TensorMeta infer_conv2d_backprop_input(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const TensorMeta x{in[1].dtype, Shape(attrs.get_ints("input_shape")), in[1].device};
+  const TensorMeta x{in[1].dtype, defs::forward_shape(in, 2, attrs, "input_shape"), in[1].device};
   const TensorMeta forward[] = {x, in[1]};
   check_incoming_grad(in[0], infer_conv2d(forward, attrs));
   return x;
@@ -75,8 +75,9 @@ Attrs conv_attrs_only(const Attrs& attrs) {
           {"groups", attrs.get_int("groups")}};
 }
 
-Tensor backprop_input(const Tensor& g, const Tensor& w, const Attrs& conv, const Shape& x_shape) {
-  return apply(OpId::conv2d_backprop_input, {g, w}, with_shape(conv, "input_shape", x_shape));
+Tensor backprop_input(const Tensor& g, const Tensor& w, const Attrs& conv, const Tensor& x) {
+  return apply(OpId::conv2d_backprop_input, defs::with_shape_source({g, w}, x),
+               with_shape(conv, "input_shape", x.shape()));
 }
 Tensor backprop_filter(const Tensor& x, const Tensor& g, const Attrs& conv, const Shape& w_shape) {
   return apply(OpId::conv2d_backprop_filter, {x, g}, with_shape(conv, "filter_shape", w_shape));
@@ -85,7 +86,7 @@ Tensor backprop_filter(const Tensor& x, const Tensor& g, const Attrs& conv, cons
 Grads grad_conv2d(const GradContext& c) {
   const Attrs conv = conv_attrs_only(c.attrs());
   Grads g(2);
-  if (c.needs[0]) g[0] = backprop_input(c.grad, c.input(1), conv, c.input(0).shape());
+  if (c.needs[0]) g[0] = backprop_input(c.grad, c.input(1), conv, c.input(0));
   if (c.needs[1]) g[1] = backprop_filter(c.input(0), c.grad, conv, c.input(1).shape());
   return g;
 }
@@ -100,7 +101,7 @@ Grads grad_conv2d_backprop_input(const GradContext& c) {
 Grads grad_conv2d_backprop_filter(const GradContext& c) {
   const Attrs conv = conv_attrs_only(c.attrs());
   Grads g(2);
-  if (c.needs[0]) g[0] = backprop_input(c.input(1), c.grad, conv, c.input(0).shape());
+  if (c.needs[0]) g[0] = backprop_input(c.input(1), c.grad, conv, c.input(0));
   if (c.needs[1]) g[1] = apply(OpId::conv2d, {c.input(0), c.grad}, conv);
   return g;
 }
@@ -123,9 +124,9 @@ TensorMeta infer_max_pool_grad(std::span<const TensorMeta> in, const Attrs& attr
   check_incoming_grad(in[1], infer_pool(in.first(1), attrs));
   return in[0];
 }
-// avg_pool2d_grad input: grad_out; attr input_shape -> dx
+// avg_pool2d_grad inputs: grad_out[, shape source]; attr input_shape -> dx
 TensorMeta infer_avg_pool_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const TensorMeta x{in[0].dtype, Shape(attrs.get_ints("input_shape")), in[0].device};
+  const TensorMeta x{in[0].dtype, defs::forward_shape(in, 1, attrs, "input_shape"), in[0].device};
   check_incoming_grad(in[0], infer_pool(std::span<const TensorMeta>(&x, 1), attrs));
   return x;
 }
@@ -134,7 +135,7 @@ Grads grad_max_pool(const GradContext& c) {
   return {apply(OpId::max_pool2d_grad, {c.input(0), c.grad}, c.attrs())};
 }
 Grads grad_avg_pool(const GradContext& c) {
-  return {apply(OpId::avg_pool2d_grad, {c.grad},
+  return {apply(OpId::avg_pool2d_grad, defs::with_shape_source({c.grad}, c.input(0)),
                 with_shape(c.attrs(), "input_shape", c.input(0).shape()))};
 }
 // avg_pool2d_grad is linear; its adjoint is the pooling itself.
@@ -165,14 +166,15 @@ Tensor pool(OpId op, const Tensor& x, std::vector<int64_t> pool_size, std::vecto
 
 void define_nn_ops(OpTable& t) {
   defs::def(t, OpId::conv2d, "conv2d", 2, infer_conv2d, grad_conv2d);
-  defs::def(t, OpId::conv2d_backprop_input, "conv2d_backprop_input", 2, infer_conv2d_backprop_input,
-            grad_conv2d_backprop_input);
+  // -1: the backward ops with an input shape take an optional shape source (infer_helpers.h).
+  defs::def(t, OpId::conv2d_backprop_input, "conv2d_backprop_input", -1,
+            infer_conv2d_backprop_input, grad_conv2d_backprop_input);
   defs::def(t, OpId::conv2d_backprop_filter, "conv2d_backprop_filter", 2,
             infer_conv2d_backprop_filter, grad_conv2d_backprop_filter);
   defs::def(t, OpId::max_pool2d, "max_pool2d", 1, infer_pool, grad_max_pool);
   defs::def(t, OpId::max_pool2d_grad, "max_pool2d_grad", 2, infer_max_pool_grad, nullptr);
   defs::def(t, OpId::avg_pool2d, "avg_pool2d", 1, infer_pool, grad_avg_pool);
-  defs::def(t, OpId::avg_pool2d_grad, "avg_pool2d_grad", 1, infer_avg_pool_grad,
+  defs::def(t, OpId::avg_pool2d_grad, "avg_pool2d_grad", -1, infer_avg_pool_grad,
             grad_avg_pool_grad);
 }
 

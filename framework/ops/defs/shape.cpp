@@ -41,7 +41,9 @@ TensorMeta infer_reshape(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, resolve_reshape(in[0].shape, Shape(attrs.get_ints("shape"))), in[0].device};
 }
 // Gradients of every reshaping view: back to the input's shape as it is when the op runs.
-Grads grad_reshape(const GradContext& c) { return {ops::reshape_like(c.grad, c.input(0))}; }
+Grads grad_reshape(const GradContext& c) {
+  return {ops::reshape_like(c.grad, c.input(0))};
+}
 Tensor view_as_output(const Tensor& x, const TensorMeta& out, const Attrs&) {
   return x.view(out.shape);
 }
@@ -175,10 +177,11 @@ Tensor strided_slice_view(const Tensor& x, const TensorMeta& out, const Attrs& a
 Grads grad_strided_slice(const GradContext& c) {
   Attrs attrs = c.attrs();
   attrs.set("input_shape", c.input(0).shape().dims());
-  return {apply(OpId::strided_slice_grad, {c.grad}, attrs)};
+  return {apply(OpId::strided_slice_grad, defs::with_shape_source({c.grad}, c.input(0)), attrs)};
 }
+// inputs: grad_out[, shape source]; attr input_shape
 TensorMeta infer_strided_slice_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {in[0].dtype, Shape(attrs.get_ints("input_shape")), in[0].device};
+  return {in[0].dtype, defs::forward_shape(in, 1, attrs, "input_shape"), in[0].device};
 }
 Grads grad_strided_slice_grad(const GradContext& c) {
   Attrs attrs = c.attrs();
@@ -268,7 +271,7 @@ void define_shape_ops(OpTable& t) {
   defs::def(t, OpId::broadcast_to, "broadcast_to", 1, infer_broadcast_to, grad_broadcast_to);
   defs::def(t, OpId::strided_slice, "strided_slice", 1, infer_strided_slice, grad_strided_slice);
   t[OpId::strided_slice].view = strided_slice_view;
-  defs::def(t, OpId::strided_slice_grad, "strided_slice_grad", 1, infer_strided_slice_grad,
+  defs::def(t, OpId::strided_slice_grad, "strided_slice_grad", -1, infer_strided_slice_grad,
             grad_strided_slice_grad);
   defs::def(t, OpId::concat, "concat", -1, infer_concat, grad_concat);
   defs::def(t, OpId::pad, "pad", 1, infer_pad, grad_pad);

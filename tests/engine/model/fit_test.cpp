@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "engine/model/callbacks/simple_callbacks.h"
 #include "engine/model/sequential.h"
 #include "engine/model/trainer.h"
 #include "framework/ops/ops.h"
@@ -88,6 +89,17 @@ TEST(Fit, PredictInALoopOverBatchSizesTracesOnce) {
   EXPECT_EQ(model->trainer().predict_stats().traces, 1);
 }
 
+void expect_same_weights(const Model& x, const Model& y) {
+  const auto wx = x.get_weights();
+  const auto wy = y.get_weights();
+  ASSERT_EQ(wx.size(), wy.size());
+  for (size_t i = 0; i < wx.size(); ++i) {
+    const auto a = wx[i].to_vector<float>();
+    const auto b = wy[i].to_vector<float>();
+    for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-5) << i << ":" << k;
+  }
+}
+
 TEST(Fit, EagerAndTracedTrainingGiveTheSameWeights) {
   const Blobs data = blobs(96, 4);
   auto traced = classifier(11, adam_sparse_ce());
@@ -97,16 +109,30 @@ TEST(Fit, EagerAndTracedTrainingGiveTheSameWeights) {
   const FitOptions fit{.batch_size = 20, .epochs = 2, .verbose = 0, .shuffle = false};
   const History ht = traced->fit(data.x, data.y, fit);
   const History he = eager->fit(data.x, data.y, fit);
-  const auto wt = traced->get_weights();
-  const auto we = eager->get_weights();
-  ASSERT_EQ(wt.size(), we.size());
-  for (size_t i = 0; i < wt.size(); ++i) {
-    const auto a = wt[i].to_vector<float>();
-    const auto b = we[i].to_vector<float>();
-    for (size_t k = 0; k < a.size(); ++k) EXPECT_NEAR(a[k], b[k], 1e-5) << i << ":" << k;
-  }
+  expect_same_weights(*traced, *eager);
   EXPECT_NEAR(ht.history.at("loss")[1], he.history.at("loss")[1], 1e-5);
   EXPECT_EQ(eager->trainer().train_stats().traces, 0);
+}
+
+TEST(Fit, StepsPerExecutionRunsGroupsInOneCallWithTheSameResult) {
+  const Blobs data = blobs(100, 8);  // batches of 16: six full ones and one of 4
+  auto one = classifier(13, adam_sparse_ce());
+  CompileOptions grouped_options = adam_sparse_ce();
+  grouped_options.steps_per_execution = 4;
+  auto grouped = classifier(13, grouped_options);
+  std::vector<int64_t> batch_ends;
+  auto record = std::make_shared<LambdaCallback>(LambdaCallbackHooks{
+      .on_train_batch_end = [&](int64_t batch, const Logs&) { batch_ends.push_back(batch); }});
+  const FitOptions fit{.batch_size = 16, .epochs = 2, .verbose = 0, .shuffle = false};
+  const History h1 = one->fit(data.x, data.y, fit);
+  FitOptions grouped_fit = fit;
+  grouped_fit.callbacks = {record};
+  const History h4 = grouped->fit(data.x, data.y, grouped_fit);
+  expect_same_weights(*one, *grouped);
+  EXPECT_NEAR(h1.history.at("loss")[1], h4.history.at("loss")[1], 1e-5);
+  // Per epoch: batches 0-3 in one call, then the last three (a short group) one by one; the
+  // callbacks hear of each call once, by its last batch.
+  EXPECT_EQ(batch_ends, (std::vector<int64_t>{3, 6, 3, 6}));
 }
 
 TEST(Fit, ClassWeightsScaleTheLoss) {

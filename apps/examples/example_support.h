@@ -1,0 +1,62 @@
+#pragma once
+// What every example shares: its command line (--epochs, --limit for CI's small slice,
+// --require-accuracy), Fashion-MNIST loading, the compile / fit / evaluate sequence, per-epoch
+// wall times (benchmarks read them) and the closing report.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "datasets/fashion_mnist.h"
+#include "engine/model/callbacks/callback.h"
+#include "engine/model/compile_options.h"
+#include "engine/model/model.h"
+
+namespace kiln::examples {
+
+struct ExampleOptions {
+  int epochs = 5;
+  int64_t batch_size = 128;
+  double learning_rate = 0.001;
+  int64_t limit = 0;  // train on the first `limit` images and test on a sixth as many; 0 = all
+  double validation_split = 0;  // the last fraction of the training images, held out
+  uint64_t seed = 42;
+  double require_accuracy = 0;  // exit with status 2 when the test accuracy is lower
+  bool run_eagerly = false;     // run the train step op by op (debugging, comparison)
+  std::string data_dir = datasets::default_fashion_mnist_dir();
+};
+
+// Fashion-MNIST, cut to options.limit.
+datasets::FashionMnist load_data(const ExampleOptions& options);
+
+// Wall time of each epoch (training and validation), as fit runs.
+class EpochTimer : public Callback {
+ public:
+  void on_epoch_begin(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, const Logs& logs) override;
+  const std::vector<double>& seconds() const { return seconds_; }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::vector<double> seconds_;
+};
+
+// What the examples compile with: Adam at options.learning_rate, sparse categorical
+// crossentropy on logits, accuracy.
+CompileOptions classifier_options(const ExampleOptions& options);
+
+// Fits `model` on (train_x, train_y) (holding out options.validation_split), evaluates it on the
+// test set and prints the test scores, the epoch times and the train step's trace counters. Returns
+// the exit status: 2 when the accuracy misses options.require_accuracy.
+int fit_and_report(Model& model, const std::vector<Tensor>& train_x, const Tensor& train_y,
+                   const std::vector<Tensor>& test_x, const Tensor& test_y,
+                   const ExampleOptions& options);
+
+// Parses the command line (the options above as --epochs, --batch-size, --learning-rate,
+// --limit, --validation-split, --seed, --data, --require-accuracy, --run-eagerly), seeds kiln's
+// random generator and runs `body`; errors print as "<program>: <message>" with exit status 1.
+int run_example(int argc, char** argv, ExampleOptions defaults,
+                const std::function<int(const ExampleOptions&)>& body);
+
+}  // namespace kiln::examples

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Epoch time of kiln's MLP and CNN examples against PyTorch doing the same work (same data,
+# model, Adam, batch 128, 2 threads), in one run, alternating the two so both see
+# the same machine load. Reports the median epoch (the first, with tracing or warm-up, excluded)
+# and kiln / PyTorch. Usage: benchmarks/fashion_mnist/compare.sh [build_dir] [epochs] [rounds]
+# Needs torch for the reference (pip install torch); kiln itself never does.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build_dir=${1:-$here/../../build}
+epochs=${2:-3}
+rounds=${3:-2}
+export OMP_NUM_THREADS=2
+
+# The epoch times a run printed, without its first epoch.
+later_epochs() { grep '^epoch seconds:' | cut -d: -f2 | tr ' ' '\n' | grep . | tail -n +2; }
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+for model in mlp cnn; do
+  kiln_times=() torch_times=()
+  for ((r = 0; r < rounds; ++r)); do
+    kiln_times+=($("$build_dir/apps/example_$model" --epochs "$epochs" | later_epochs))
+    torch_times+=($(python3 "$here/pytorch_epochs.py" --model "$model" --epochs "$epochs" |
+                    later_epochs))
+  done
+  kiln=$(printf '%s\n' "${kiln_times[@]}" | median)
+  torch=$(printf '%s\n' "${torch_times[@]}" | median)
+  awk -v m="$model" -v k="$kiln" -v t="$torch" \
+    'BEGIN {printf "%s: kiln %.2f s/epoch, PyTorch %.2f s/epoch, kiln/PyTorch %.2fx\n", m, k, t, k / t}'
+done
