@@ -25,6 +25,15 @@ void BM_Relu(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * n * 2 * kFloat);
 }
 
+// Stateless uniform draws (Dropout's masks): writes 4 bytes an element, computing a quarter of
+// a Philox block for each.
+void BM_RandomUniform(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  time_kernel(state, OpId::random_uniform, {random_input({n}), from_vector<int64_t>({7, 1}, {2})},
+              {{"dtype", DType::f32}});
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
 // Reads and writes n floats: 8 bytes an element, the same traffic as relu.
 void BM_Memcpy(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -63,6 +72,7 @@ void sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_Add)->Apply(sizes);
 BENCHMARK(BM_Relu)->Apply(sizes);
+BENCHMARK(BM_RandomUniform)->Apply(sizes);
 BENCHMARK(BM_Memcpy)->Apply(sizes);
 BENCHMARK(BM_MemcpyParallel)->Apply(sizes);
 
