@@ -45,10 +45,12 @@ ExampleOptions parse(int argc, char** argv, ExampleOptions o) {
       o.require_accuracy = std::stod(value());
     else if (arg == "--run-eagerly")
       o.run_eagerly = true;
+    else if (arg == "--show-graph")
+      o.show_graph = true;
     else
       throw Error("unknown option " + std::string(arg) +
                   " (options: --epochs --batch-size --learning-rate --limit --validation-split "
-                  "--seed --data --require-accuracy --run-eagerly)");
+                  "--seed --data --require-accuracy --run-eagerly --show-graph)");
   }
   return o;
 }
@@ -102,6 +104,9 @@ int fit_and_report(Model& model, const std::vector<Tensor>& train_x, const Tenso
       static_cast<long long>(stats.calls), static_cast<long long>(stats.traces),
       static_cast<long long>(stats.specializations), stats.trace_seconds * 1e3,
       stats.compile_seconds * 1e3);
+  if (options.show_graph && model.trainer().train_function() != nullptr)
+    std::printf("optimized train step graph:\n%s",
+                model.trainer().train_function()->graph_text().c_str());
   if (accuracy < options.require_accuracy) {
     std::fprintf(stderr, "test accuracy %.4f is below the required %.4f\n", accuracy,
                  options.require_accuracy);

@@ -24,6 +24,7 @@ struct ExampleOptions {
   uint64_t seed = 42;
   double require_accuracy = 0;  // exit with status 2 when the test accuracy is lower
   bool run_eagerly = false;     // run the train step op by op (debugging, comparison)
+  bool show_graph = false;      // print the optimized train step graph after training
   std::string data_dir = datasets::default_fashion_mnist_dir();
 };
 
@@ -54,8 +55,9 @@ int fit_and_report(Model& model, const std::vector<Tensor>& train_x, const Tenso
                    const ExampleOptions& options);
 
 // Parses the command line (the options above as --epochs, --batch-size, --learning-rate,
-// --limit, --validation-split, --seed, --data, --require-accuracy, --run-eagerly), seeds kiln's
-// random generator and runs `body`; errors print as "<program>: <message>" with exit status 1.
+// --limit, --validation-split, --seed, --data, --require-accuracy, --run-eagerly, --show-graph),
+// seeds kiln's random generator and runs `body`; errors print as "<program>: <message>" with exit
+// status 1.
 int run_example(int argc, char** argv, ExampleOptions defaults,
                 const std::function<int(const ExampleOptions&)>& body);
 

@@ -18,6 +18,7 @@ enum class BufferKind : uint8_t {
   output,    // returned to the caller: freshly allocated per run
   input,     // an argument, bound per run
   variable,  // a variable's current data, bound per run
+  assigned,  // an assignment's value computed straight into its variable's data, bound per run
   constant,  // a captured tensor
   merged,    // folded into another buffer by in-place planning
   none,      // a control-flow node's bundle: its values are the tuple_gets'
@@ -26,10 +27,11 @@ enum class BufferKind : uint8_t {
 struct Executable::Buffer {
   BufferKind kind = BufferKind::arena;
   size_t bytes = 0;
-  int source = -1;                 // input: argument index; variable: the read_variable node
-  int def = -1;                    // the step writing it
-  int last_use = -1;               // the last step reading it
-  size_t offset = 0;               // arena
+  int source = -1;    // input: argument index; variable: the read_variable node; assigned: the
+                      // assignment
+  int def = -1;       // the step writing it
+  int last_use = -1;  // the last step reading it
+  size_t offset = 0;  // arena
   std::vector<TensorImpl*> bound;  // handles re-pointed when the buffer is bound
 };
 
@@ -51,7 +53,10 @@ Executable::Executable(std::shared_ptr<const Graph> graph, std::span<const Tenso
   assign_buffers();
   for (const Buffer& b : buffers_)
     if (b.kind == BufferKind::arena) stats_.unshared_bytes += b.bytes;
-  if (options_.reuse_memory) merge_in_place();
+  if (options_.reuse_memory) {
+    assign_in_place();  // first: a value merged into an earlier step's buffer is written sooner
+    merge_in_place();
+  }
   place_in_arena();
   make_steps();
 }
@@ -189,9 +194,11 @@ void Executable::assign_buffers() {
       }
     }
   }
+  // A returned variable is read after the run, so its old value must outlive every step.
   for (int o : g.outputs) {
     Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(o)])];
     if (b.kind == BufferKind::arena) b.kind = BufferKind::output;
+    b.last_use = INT_MAX;
   }
   for (const Assignment& a : g.assignments)
     buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])].last_use = INT_MAX;
@@ -224,6 +231,28 @@ void Executable::merge_in_place() {
       ++stats_.in_place_steps;
       break;
     }
+  }
+}
+
+// An assignment's value is computed straight into its variable when every read of the old value
+// comes before the first step writing the value's buffer, or at that step if it is elementwise
+// (which reads element i before writing it). An optimizer's update then writes the weights
+// where they are instead of into the arena and a copy after the run.
+void Executable::assign_in_place() {
+  const Graph& g = *graph_;
+  for (size_t k = 0; k < g.assignments.size(); ++k) {
+    const Assignment& a = g.assignments[k];
+    Buffer& value = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])];
+    if (value.kind != BufferKind::arena) continue;
+    int last_read = -1;
+    for (size_t i = 0; i < g.nodes.size(); ++i)
+      if (g.nodes[i].op == OpId::read_variable && g.variable(static_cast<int>(i)) == a.variable)
+        last_read = std::max(last_read, buffers_[static_cast<size_t>(buffer_of_[i])].last_use);
+    const OpId writer = g.nodes[static_cast<size_t>(step_node_[static_cast<size_t>(value.def)])].op;
+    if (last_read > value.def || (last_read == value.def && !is_elementwise(writer))) continue;
+    value.kind = BufferKind::assigned;
+    value.source = static_cast<int>(k);
+    ++stats_.in_place_assignments;
   }
 }
 
@@ -396,6 +425,10 @@ std::string Executable::plan_text() const {
         case BufferKind::variable:
           out << "variable '" << g.variable(b.source)->name << '\'';
           break;
+        case BufferKind::assigned:
+          out << "assigned in place to variable '"
+              << g.assignments[static_cast<size_t>(b.source)].variable->name << '\'';
+          break;
         case BufferKind::constant:
           out << "constant";
           break;
@@ -488,6 +521,11 @@ void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor
                  " but the graph was planned for ",
                  describe(metas_[static_cast<size_t>(b.source)]));
       bind(b, value.impl()->storage, value.impl()->offset);
+    } else if (b.kind == BufferKind::assigned) {
+      // The assignment's value has the variable's meta (checked when it was recorded).
+      const TensorImpl& value =
+          *g.assignments[static_cast<size_t>(b.source)].variable->value.impl();
+      bind(b, value.storage, value.offset);
     }
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -510,15 +548,22 @@ void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor
   if (g.assignments.empty()) return;
   // Values that are themselves variables or arguments are copied first, so an assignment never
   // reads data an earlier assignment overwrote.
+  auto in_place = [&](size_t k) {
+    const Buffer& b =
+        buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(g.assignments[k].value)])];
+    return b.kind == BufferKind::assigned && b.source == static_cast<int>(k);
+  };
   for (size_t k = 0; k < g.assignments.size(); ++k) {
+    if (in_place(k)) continue;
     const int value = g.assignments[k].value;
     const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(value)])];
     const Tensor& v = values_[static_cast<size_t>(value)];
-    const bool owned = b.kind == BufferKind::arena || b.kind == BufferKind::output;
+    const bool owned = b.kind == BufferKind::arena || b.kind == BufferKind::output ||
+                       b.kind == BufferKind::assigned;
     assignment_sources_[k] = owned ? v : v.clone();
   }
   for (size_t k = 0; k < g.assignments.size(); ++k)
-    copy_into(g.assignments[k].variable->value, assignment_sources_[k]);
+    if (!in_place(k)) copy_into(g.assignments[k].variable->value, assignment_sources_[k]);
 }
 
 }  // namespace kiln::engine

@@ -16,7 +16,9 @@
 namespace kiln::engine {
 
 struct PlanOptions {
-  bool reuse_memory = true;  // liveness-based buffer sharing and in-place elementwise ops
+  // Liveness-based buffer sharing, in-place elementwise ops, assignments computed straight into
+  // their variables.
+  bool reuse_memory = true;
 };
 
 struct PlanStats {
@@ -24,6 +26,7 @@ struct PlanStats {
   size_t unshared_bytes = 0;  // what the intermediates would take without sharing
   int kernel_steps = 0;
   int in_place_steps = 0;
+  int in_place_assignments = 0;  // values computed straight into their variables
 };
 
 class Executable {
@@ -82,6 +85,7 @@ class Executable {
   void run_control(const ControlStep& step);
   void assign_buffers();
   void merge_in_place();
+  void assign_in_place();
   void place_in_arena();
   void make_steps();
   void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);

@@ -56,6 +56,9 @@ class Trainer {
   FunctionStats train_stats() const;
   FunctionStats test_stats() const;
   FunctionStats predict_stats() const;
+  // The traced train step (Keras's model.train_function), for its graphs and plans; null before
+  // the first training step.
+  const StepFunction* train_function() const { return train_step_.get(); }
 
  private:
   // Before the first step: builds the model and optimizer, resolves metrics against the first

@@ -1,5 +1,6 @@
-// Memory planning: liveness-based sharing of one arena and in-place elementwise steps, shown by
-// the printed plan with reuse on and off.
+// Memory planning: liveness-based sharing of one arena, in-place elementwise steps and
+// assignments computed straight into their variables, shown by the printed plan with reuse on
+// and off.
 #include <gtest/gtest.h>
 
 #include "engine/executor/executable.h"
@@ -62,6 +63,75 @@ TEST(MemoryPlan, SharesTheArenaAndRunsElementwiseStepsInPlace) {
       ops::sum(ops::tanh(ops::matmul(ops::relu(ops::matmul(ops::exp(x), w.value())), w.value())));
   EXPECT_FLOAT_EQ(shared.run(std::vector{x})[0].item<float>(), want.item<float>());
   EXPECT_FLOAT_EQ(separate.run(std::vector{x})[0].item<float>(), want.item<float>());
+}
+
+// An SGD-like update: w <- w - 0.5 * g, and m <- m + g returned beside the loss-like sum(w).
+TEST(MemoryPlan, AnUpdateAfterTheLastReadIsComputedIntoItsVariable) {
+  const Variable w(arange(0.0, 4.0, 1.0, DType::f32), "w");
+  const Variable m(ones({4}), "m");
+  GraphBuilder b;
+  const int g = b.input({4});
+  const int wv = b.variable(w);
+  const int mv = b.variable(m);
+  const int scaled = b.op(OpId::mul, {g, b.constant(full({}, 0.5, DType::f32))});
+  const int new_w = b.op(OpId::sub, {wv, scaled});
+  const int new_m = b.op(OpId::add, {mv, g});
+  const int total =
+      b.op(OpId::reduce_sum, {mv}, Attrs{{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
+  b.assign(w, new_w);
+  b.assign(m, new_m);
+  const auto graph = std::make_shared<const Graph>(b.finish({total}));
+  Executable plan(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}});
+  // w's last read is the elementwise step computing its update; m is still read by the sum
+  // after its update is computed, so that update goes through the arena and a copy.
+  EXPECT_EQ(plan.plan_text(),
+            "%0: float32[4] placeholder -> argument 0\n"
+            "%1: float32[4] read_variable -> variable 'w'\n"
+            "%2: float32[4] read_variable -> variable 'm'\n"
+            "%3: float32[] constant -> constant\n"
+            "%4: float32[4] mul -> arena [0, 64)\n"
+            "%5: float32[4] sub -> assigned in place to variable 'w'\n"
+            "%6: float32[4] add -> arena [0, 64)\n"
+            "%7: float32[] sum -> returned (allocated per call)\n"
+            "arena 64 bytes (192 unshared)\n");
+  EXPECT_EQ(plan.stats().in_place_assignments, 1);
+  EXPECT_EQ(Executable(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}},
+                       PlanOptions{.reuse_memory = false})
+                .stats()
+                .in_place_assignments,
+            0);
+
+  const Tensor grad = full({4}, 2.0, DType::f32);
+  for (int run = 1; run <= 2; ++run) {
+    const float old_m_sum = static_cast<float>(4 + 2 * 4 * (run - 1));
+    EXPECT_FLOAT_EQ(plan.run(std::vector{grad})[0].item<float>(), old_m_sum) << "run " << run;
+    const auto f = [](int v) { return static_cast<float>(v); };
+    EXPECT_EQ(w.value().to_vector<float>(),
+              (std::vector<float>{f(-run), f(1 - run), f(2 - run), f(3 - run)}))
+        << "run " << run;
+    EXPECT_EQ(m.value().to_vector<float>(), std::vector<float>(4, f(1 + 2 * run))) << "run " << run;
+  }
+}
+
+// A variable returned as it is must keep its old value until the run ends, and one assigned from
+// another variable's old value must see it even when that one is updated too.
+TEST(MemoryPlan, ReturnedAndCopiedVariablesKeepTheirOldValue) {
+  const Variable a(full({3}, 1.0, DType::f32), "a");
+  const Variable c(full({3}, 5.0, DType::f32), "c");
+  GraphBuilder b;
+  const int x = b.input({3});
+  const int av = b.variable(a);
+  const int cv = b.variable(c);
+  b.assign(a, b.op(OpId::add, {av, x}));
+  b.assign(c, av);
+  const auto graph = std::make_shared<const Graph>(b.finish({av, cv}));
+  Executable plan(graph, std::vector<TensorMeta>{{DType::f32, {3}, {}}});
+  EXPECT_EQ(plan.stats().in_place_assignments, 0);
+  const std::vector<Tensor> out = plan.run(std::vector{full({3}, 2.0, DType::f32)});
+  EXPECT_EQ(out[0].to_vector<float>(), std::vector<float>(3, 1.0F));
+  EXPECT_EQ(out[1].to_vector<float>(), std::vector<float>(3, 5.0F));
+  EXPECT_EQ(a.value().to_vector<float>(), std::vector<float>(3, 3.0F));
+  EXPECT_EQ(c.value().to_vector<float>(), std::vector<float>(3, 1.0F));
 }
 
 }  // namespace

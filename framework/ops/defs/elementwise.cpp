@@ -84,8 +84,10 @@ Grads grad_tanh(const GradContext& c) {
 Grads grad_sigmoid(const GradContext& c) {
   return {c.grad * c.output * (1.0 - c.output)};
 }
+// From the output (y > 0 exactly where x > 0): the pre-activation then dies at the relu, so a
+// bias add before it fuses with it into one pass.
 Grads grad_relu(const GradContext& c) {
-  return {c.grad * mask_of(ops::greater(c.input(0), 0.0), c.grad.dtype())};
+  return {c.grad * mask_of(ops::greater(c.output, 0.0), c.grad.dtype())};
 }
 Grads grad_leaky_relu(const GradContext& c) {
   const double alpha = c.attrs().get_float("alpha");
