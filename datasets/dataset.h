@@ -64,6 +64,15 @@ class RangeIterator {
 // Returns the next element of a pass, or nullopt at its end.
 using GeneratorFn = std::function<std::optional<Element>()>;
 
+// Dataset::bucket_by_sequence_length's optional arguments (tf.data's names).
+struct BucketOptions {
+  PaddingSpec padding;  // as padded_batch's
+  // Pad the variable axes to the bucket's upper boundary - 1 instead of the batch's longest:
+  // one shape per bucket. Every element must then be shorter than the last boundary.
+  bool pad_to_bucket_boundary = false;
+  bool drop_remainder = false;  // drop each bucket's partial batch at the end of a pass
+};
+
 class Dataset {
  public:
   explicit Dataset(std::shared_ptr<const DatasetNode> node);
@@ -76,6 +85,9 @@ class Dataset {
   // cardinality is what cardinality() reports (kUnknown unless the caller knows better).
   static Dataset from_generator(std::function<GeneratorFn()> make_generator,
                                 int64_t cardinality = kUnknown);
+  // The given elements, which may differ in shape (sequences of different lengths). Components
+  // must be CPU tensors.
+  static Dataset from_elements(std::vector<Element> elements);
 
   Dataset map(std::function<Element(const Element&)> fn) const;
   // Keeps the elements for which predicate returns true.
@@ -87,6 +99,19 @@ class Dataset {
   // Stacks batch_size consecutive elements into one; the last, smaller batch is kept unless
   // drop_remainder. Components must match in shape and dtype across the elements of a batch.
   Dataset batch(int64_t batch_size, bool drop_remainder = false) const;
+  // Like batch, for elements whose components differ in shape: each component is padded (after
+  // its data) to `padding`'s shape, by default the longest in the batch on every axis, with
+  // `padding`'s value (default 0). Ranks and dtypes must match.
+  Dataset padded_batch(int64_t batch_size, PaddingSpec padding = {},
+                       bool drop_remainder = false) const;
+  // Puts each element in the bucket of its length (length_fn; default axis 0 of component 0):
+  // bucket k holds lengths in [boundaries[k-1], boundaries[k]), the first from 0, the last to
+  // infinity. A bucket emits a padded batch when it holds batch_sizes[k] elements; at the end of
+  // a pass the partial buckets are emitted (shortest first) unless options.drop_remainder.
+  Dataset bucket_by_sequence_length(std::function<int64_t(const Element&)> length_fn,
+                                    std::vector<int64_t> boundaries,
+                                    std::vector<int64_t> batch_sizes,
+                                    BucketOptions options = {}) const;
   // Repeats the dataset count times; -1 repeats forever. Each repetition is a new upstream pass
   // (so an upstream shuffle reshuffles); a repetition that yields nothing ends the repeat.
   Dataset repeat(int64_t count = -1) const;
