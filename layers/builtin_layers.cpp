@@ -8,6 +8,7 @@
 #include "layers/core/embedding.h"
 #include "layers/core/input_layer.h"
 #include "layers/core/lambda.h"
+#include "layers/core/masking.h"
 #include "layers/merge/concatenate.h"
 #include "layers/merge/merge.h"
 #include "layers/normalization/batch_normalization.h"
@@ -47,6 +48,7 @@ builtin_layer_factories() {
       {"InputLayer", InputLayer::from_config},
       {"Lambda", Lambda::from_config},
       {"LayerNormalization", LayerNormalization::from_config},
+      {"Masking", Masking::from_config},
       {"MaxPooling1D", MaxPooling1D::from_config},
       {"MaxPooling2D", MaxPooling2D::from_config},
       {"Maximum", Maximum::from_config},

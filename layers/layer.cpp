@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "framework/core/error.h"
+#include "framework/core/log.h"
 #include "framework/ops/dispatch.h"
 #include "framework/ops/ops.h"
 #include "framework/random/random.h"
@@ -178,6 +179,14 @@ std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_s
 std::vector<Tensor> Layer::compute_mask(const std::vector<Tensor>&,
                                         const std::vector<Tensor>& masks) {
   if (supports_masking_) return masks;
+  const bool masked =
+      std::any_of(masks.begin(), masks.end(), [](const Tensor& m) { return m.defined(); });
+  if (masked && !warned_mask_dropped_) {
+    warned_mask_dropped_ = true;
+    log(LogLevel::warning, "layer '", name(), "' (", class_name(),
+        ") does not support masking: the mask of its input is dropped, so later layers and the "
+        "loss see padded steps as data");
+  }
   return {};
 }
 

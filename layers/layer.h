@@ -86,7 +86,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // Output shapes for input shapes; the default builds and runs call() on symbolic tensors.
   virtual std::vector<TensorMeta> compute_output_spec(const std::vector<TensorMeta>& inputs);
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes);
-  // The output masks: the input mask passed through when the layer supports masking, else none.
+  // The output masks: the input mask passed through when the layer supports masking, else none
+  // (and a warning, once per layer, that the mask stops there).
   virtual std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                            const std::vector<Tensor>& masks);
   // {"name", "trainable", "dtype", plus the layer's own arguments}; from_config is the
@@ -149,6 +150,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   DTypePolicy policy_;
   Shape input_shape_;
   bool built_ = false;
+  bool warned_mask_dropped_ = false;
   std::vector<Variable> weights_;
   std::vector<regularizers::RegularizerPtr> regularizers_;  // parallel to weights_
   std::vector<std::shared_ptr<Layer>> sublayers_;

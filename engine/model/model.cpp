@@ -42,7 +42,9 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& inputs,
                                 const layers::CallContext& context) {
   KILN_CHECK(graph_ != nullptr, "model '", name(),
              "' has no call(): a subclassed model overrides call(inputs, context)");
-  return graph_->run(inputs, context).outputs;
+  FunctionalGraph::Result result = graph_->run(inputs, context);
+  set_output_masks(std::move(result.masks));
+  return std::move(result.outputs);
 }
 
 std::vector<Tensor> Model::compute_mask(const std::vector<Tensor>& inputs,

@@ -50,6 +50,10 @@ class Model : public layers::Layer {
                            const layers::CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
+  // The output masks of the latest call, one per output (undefined where an output has none);
+  // compile's losses and metrics skip the masked positions (Keras keeps these masks on the
+  // output tensors). A subclassed model sets them with set_output_masks in its call.
+  const std::vector<Tensor>& output_masks() const { return output_masks_; }
   // A functional model's config as Keras writes it: {"name", "trainable", "layers" (each with
   // its "name" and "inbound_nodes"), "input_layers", "output_layers"}; a subclassed model's is
   // the base layer config (engine/model/model_config.cpp).
@@ -107,8 +111,10 @@ class Model : public layers::Layer {
   using Layer::track;
   // The rows of summary(); a Sequential and a functional model know each layer's output shape.
   virtual std::vector<SummaryRow> summary_rows() const;
+  void set_output_masks(std::vector<Tensor> masks) { output_masks_ = std::move(masks); }
 
  private:
+  std::vector<Tensor> output_masks_;
   std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
   std::unique_ptr<Trainer> trainer_;
 };

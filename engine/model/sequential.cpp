@@ -79,18 +79,15 @@ std::vector<Tensor> Sequential::call(const std::vector<Tensor>& inputs,
     ctx.masks = layer->compute_mask(x, ctx.masks);
     x = std::move(y);
   }
+  set_output_masks(ctx.masks);
   return x;
 }
 
 std::vector<Tensor> Sequential::compute_mask(const std::vector<Tensor>& inputs,
                                              const std::vector<Tensor>& masks) {
-  std::vector<Tensor> m = masks;
-  std::vector<Tensor> x = inputs;
-  for (const LayerPtr& layer : layers_) {
-    if (m.empty()) return {};
-    m = layer->compute_mask(x, m);
-  }
-  return m;
+  // Layers make masks from their inputs (Embedding, Masking): the layers run to know them.
+  (void)call(inputs, layers::CallContext{.training = false, .masks = masks});
+  return output_masks();
 }
 
 Config Sequential::get_config() const {

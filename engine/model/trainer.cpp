@@ -12,17 +12,29 @@
 namespace kiln {
 namespace {
 
-// The signature a step is traced for: each tensor as given, but any batch size.
-std::vector<TensorSpec> batch_free_specs(const std::vector<std::vector<Tensor>>& groups) {
+// The signature a step is traced for: each tensor as given, but any batch size, and any size
+// on the axes where `declared[i]` (the model's input or output spec the tensor goes with) has
+// an unknown dim: a model declared on Input({-1}) takes sequences of every length in one trace.
+std::vector<TensorSpec> step_specs(const std::vector<Tensor>& tensors,
+                                   const std::vector<TensorMeta>& declared) {
   std::vector<TensorSpec> specs;
-  for (const auto& group : groups) {
-    for (const Tensor& t : group) {
-      std::vector<int64_t> dims = t.shape().dims();
-      if (!dims.empty()) dims[0] = -1;
-      specs.emplace_back(Shape(std::move(dims)), t.dtype());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::vector<int64_t> dims = tensors[i].shape().dims();
+    if (!dims.empty()) dims[0] = -1;
+    if (i < declared.size()) {
+      const Shape& d = declared[i].shape;
+      for (size_t a = 1; a < dims.size() && a < d.dims().size(); ++a)
+        if (d.dims()[a] < 0) dims[a] = -1;
     }
+    specs.emplace_back(Shape(std::move(dims)), tensors[i].dtype());
   }
   return specs;
+}
+
+std::vector<TensorMeta> metas_of(const std::vector<TensorSpec>& specs) {
+  std::vector<TensorMeta> metas;
+  for (const TensorSpec& s : specs) metas.push_back({s.dtype, s.shape, s.device});
+  return metas;
 }
 
 // The signature of `steps` batches concatenated argument by argument: each argument's specs
@@ -98,11 +110,16 @@ void Trainer::prepare(const Batch& batch) {
   for (const auto& [o, m] : metrics_)
     result_names_.push_back(several ? model_.output_name(o) + "_" + m->name() : m->name());
 
-  FunctionOptions train_options{
-      .name = "train_step",
-      .input_signature = batch_free_specs({batch.x, batch.y, batch.sample_weight}),
-      .run_eagerly = options_.run_eagerly,
-      .arg_names = {"x", "y", "sample_weight"}};
+  // Targets (and sample weights) vary where the predictions they go with do.
+  const std::vector<TensorSpec> x_specs = step_specs(batch.x, model_.input_specs());
+  const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
+  std::vector<TensorSpec> signature = x_specs;
+  for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
+    signature.insert(signature.end(), specs.begin(), specs.end());
+  FunctionOptions train_options{.name = "train_step",
+                                .input_signature = signature,
+                                .run_eagerly = options_.run_eagerly,
+                                .arg_names = {"x", "y", "sample_weight"}};
   FunctionOptions test_options = train_options;
   test_options.name = "test_step";
   train_step_ = std::make_unique<StepFunction>(
@@ -131,7 +148,8 @@ void Trainer::prepare(const Batch& batch) {
              const std::vector<Tensor>& sw) {
         const std::vector<Tensor> predictions =
             model_(x, layers::CallContext{.training = false, .masks = {}});
-        return update_metrics(total_loss(y, predictions, sw), y, predictions, sw);
+        const std::vector<Tensor> masks = model_.output_masks();
+        return update_metrics(total_loss(y, predictions, sw, masks), y, predictions, sw, masks);
       },
       test_options);
 }
@@ -141,14 +159,16 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
                                              const std::vector<Tensor>& sample_weight) {
   const std::vector<Variable> variables = model_.trainable_weights();
   std::vector<Tensor> predictions;
+  std::vector<Tensor> masks;
   auto [loss, grads] = value_and_grad(
       [&] {
         predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
-        return total_loss(y, predictions, sample_weight);
+        masks = model_.output_masks();
+        return total_loss(y, predictions, sample_weight, masks);
       },
       variables);
   optimizer_->apply_gradients(grads, variables);
-  return update_metrics(loss, y, predictions, sample_weight);
+  return update_metrics(loss, y, predictions, sample_weight, masks);
 }
 
 void Trainer::prepare_predict(const std::vector<Tensor>& x) {
@@ -161,17 +181,38 @@ void Trainer::prepare_predict(const std::vector<Tensor>& x) {
         return model_(inputs, layers::CallContext{.training = false, .masks = {}});
       },
       FunctionOptions{.name = "predict_step",
-                      .input_signature = batch_free_specs({x}),
+                      .input_signature = step_specs(x, model_.input_specs()),
                       .run_eagerly = options_.run_eagerly,
                       .arg_names = {"x"}});
 }
 
+namespace {
+
+// Output o's mask, or undefined when it has none.
+Tensor mask_of(const std::vector<Tensor>& masks, size_t o) {
+  return o < masks.size() ? masks[o] : Tensor();
+}
+
+// Keras applies an output's mask to metrics as a sample weight: masked steps weigh 0.
+Tensor masked_weight(const Tensor& sample_weight, const Tensor& mask) {
+  if (!mask.defined()) return sample_weight;
+  const Tensor weight = ops::cast(mask, DType::f32);
+  if (!sample_weight.defined()) return weight;
+  Tensor per_sample = ops::cast(sample_weight, DType::f32);
+  while (per_sample.rank() < weight.rank())
+    per_sample = ops::expand_dims(per_sample, per_sample.rank());
+  return weight * per_sample;
+}
+
+}  // namespace
+
 Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
-                           const std::vector<Tensor>& sample_weight) const {
+                           const std::vector<Tensor>& sample_weight,
+                           const std::vector<Tensor>& masks) const {
   const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
   Tensor total;
   for (size_t o = 0; o < losses_.size(); ++o) {
-    Tensor l = (*losses_[o])(y[o], predictions[o], sw);
+    Tensor l = (*losses_[o])(y[o], predictions[o], sw, mask_of(masks, o));
     if (!options_.loss_weights.empty()) l = l * options_.loss_weights[o];
     total = total.defined() ? total + l : l;
   }
@@ -181,12 +222,14 @@ Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tenso
 
 std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
                                             const std::vector<Tensor>& predictions,
-                                            const std::vector<Tensor>& sample_weight) {
+                                            const std::vector<Tensor>& sample_weight,
+                                            const std::vector<Tensor>& masks) {
   // The loss tracker averages batch losses weighted by batch size, as Keras's does.
   const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
   loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
   const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
-  for (const auto& [o, m] : metrics_) m->update_state(y[o], predictions[o], sw);
+  for (const auto& [o, m] : metrics_)
+    m->update_state(y[o], predictions[o], masked_weight(sw, mask_of(masks, o)));
   std::vector<Tensor> results{loss_tracker_->result()};
   for (const auto& [o, m] : metrics_) results.push_back(m->result());
   return results;

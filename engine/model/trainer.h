@@ -68,11 +68,15 @@ class Trainer {
   // The train step's work, traced into train_step_ once and into train_steps_ once per step.
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                       const std::vector<Tensor>& sample_weight);
+  // masks: the model's output masks (Model::output_masks); masked positions count in neither
+  // the loss nor the metrics.
   Tensor total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
-                    const std::vector<Tensor>& sample_weight) const;
+                    const std::vector<Tensor>& sample_weight,
+                    const std::vector<Tensor>& masks) const;
   std::vector<Tensor> update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
                                      const std::vector<Tensor>& predictions,
-                                     const std::vector<Tensor>& sample_weight);
+                                     const std::vector<Tensor>& sample_weight,
+                                     const std::vector<Tensor>& masks);
   Logs logs_from(const std::vector<Tensor>& results) const;
 
   Model& model_;

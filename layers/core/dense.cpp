@@ -14,6 +14,7 @@ Dense::Dense(int64_t units, DenseOptions options)
       options_(std::move(options)),
       activation_(activations::get(options_.activation)) {
   KILN_CHECK(units > 0, "Dense: units must be positive, got ", units);
+  supports_masking_ = true;  // it acts on the last axis: each step stays where it is
 }
 
 void Dense::build(const std::vector<Shape>& input_shapes) {

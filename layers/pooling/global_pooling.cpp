@@ -1,5 +1,7 @@
 #include "layers/pooling/global_pooling.h"
 
+#include <limits>
+
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
 #include "layers/layer_config.h"
@@ -8,7 +10,9 @@
 namespace kiln::layers {
 
 GlobalPooling::GlobalPooling(int rank, Kind kind, GlobalPoolingOptions options)
-    : Layer(options.layer_args()), rank_(rank), kind_(kind), keepdims_(options.keepdims) {}
+    : Layer(options.layer_args()), rank_(rank), kind_(kind), keepdims_(options.keepdims) {
+  supports_masking_ = true;  // it consumes the steps' mask (1D) and outputs none
+}
 
 std::vector<Tensor> GlobalPooling::call(const std::vector<Tensor>& inputs,
                                         const CallContext& context) {
@@ -17,14 +21,25 @@ std::vector<Tensor> GlobalPooling::call(const std::vector<Tensor>& inputs,
              " spatial dims, channels], got ", x.shape());
   std::vector<int64_t> axes;
   for (int i = 1; i <= rank_; ++i) axes.push_back(i);
-  if (kind_ == Kind::max) return {ops::max(x, axes, keepdims_)};
   const Tensor mask = context.masks.empty() ? Tensor() : context.masks[0];
-  if (rank_ != 1 || !mask.defined()) return {ops::mean(x, axes, keepdims_)};
-  // The mean over the kept steps only (Keras divides without an epsilon, as here).
+  if (rank_ != 1 || !mask.defined())
+    return {kind_ == Kind::max ? ops::max(x, axes, keepdims_) : ops::mean(x, axes, keepdims_)};
   KILN_CHECK(mask.rank() == 2, "expects a [batch, steps] mask, got ", mask.shape());
-  const Tensor weight = ops::cast(ops::expand_dims(mask, 2), x.dtype());
+  const Tensor kept = ops::expand_dims(mask, 2);
+  if (kind_ == Kind::max) {
+    // Masked steps take the lowest value, so they never win (a fully masked row gives it).
+    const Tensor lowest = full({}, std::numeric_limits<double>::lowest(), x.dtype());
+    return {ops::max(ops::where(kept, x, lowest), axes, keepdims_)};
+  }
+  // The mean over the kept steps only (Keras divides without an epsilon, as here).
+  const Tensor weight = ops::cast(kept, x.dtype());
   return {ops::sum(x * weight, axes, keepdims_) /
           ops::sum(ops::broadcast_like(weight, x), axes, keepdims_)};
+}
+
+std::vector<Tensor> GlobalPooling::compute_mask(const std::vector<Tensor>&,
+                                                const std::vector<Tensor>&) {
+  return {};
 }
 
 Config GlobalPooling::get_config() const {

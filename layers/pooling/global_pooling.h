@@ -1,8 +1,8 @@
 #pragma once
 // keras.layers.GlobalAveragePooling1D/2D and GlobalMaxPooling1D/2D: the mean or max over every
 // spatial axis of a channels_last input, [batch, ..., channels] -> [batch, channels] (or size-1
-// spatial axes with keepdims). GlobalAveragePooling1D averages only the unmasked steps when the
-// input carries a mask; its output has no mask.
+// spatial axes with keepdims). With a [batch, steps] mask, the 1D layers pool only the unmasked
+// steps; their output has no mask.
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -21,6 +21,8 @@ class GlobalPooling : public Layer {
   enum class Kind { max, average };
 
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& context) override;
+  std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
+                                   const std::vector<Tensor>& masks) override;
   Config get_config() const override;
 
  protected:

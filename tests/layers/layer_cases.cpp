@@ -9,6 +9,7 @@
 #include "layers/core/embedding.h"
 #include "layers/core/input_layer.h"
 #include "layers/core/lambda.h"
+#include "layers/core/masking.h"
 #include "layers/merge/concatenate.h"
 #include "layers/merge/merge.h"
 #include "layers/normalization/batch_normalization.h"
@@ -51,6 +52,7 @@ std::vector<LayerCase> all_cases() {
       {"Activation", make<Activation>(std::string("tanh")), {seq}},
       {"InputLayer", make<InputLayer>(Shape{-1, 4}, DType::f32, std::string()), {vec4}},
       {"Lambda", make<Lambda>(std::string(kAffine)), {seq}},
+      {"Masking", make<Masking>(0.5), {seq}},
       {"Embedding", make<Embedding>(int64_t{10}, int64_t{3}), {{{5}, DType::i32, 10}}, 1},
       {"Embedding_mask_zero_int64",
        make<Embedding>(int64_t{6}, int64_t{4}, EmbeddingOptions{.mask_zero = true}),
