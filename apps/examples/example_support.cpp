@@ -92,11 +92,15 @@ int fit_and_report(Model& model, const std::vector<Tensor>& train_x, const Tenso
              .epochs = options.epochs,
              .callbacks = {timer},
              .validation_split = options.validation_split});
-  const auto scores = model.evaluate(test_x, {test_y}, {.batch_size = 256});
+  return report(model, model.evaluate(test_x, {test_y}, {.batch_size = 256}), *timer, options);
+}
+
+int report(Model& model, const std::map<std::string, double>& scores, const EpochTimer& timer,
+           const ExampleOptions& options) {
   const double accuracy = scores.at("accuracy");
   std::printf("test loss %.4f, test accuracy %.4f\n", scores.at("loss"), accuracy);
   std::printf("epoch seconds:");
-  for (const double s : timer->seconds()) std::printf(" %.3f", s);
+  for (const double s : timer.seconds()) std::printf(" %.3f", s);
   std::printf("\n");
   const FunctionStats stats = model.trainer().train_stats();
   std::printf(

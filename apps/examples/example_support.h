@@ -54,6 +54,11 @@ int fit_and_report(Model& model, const std::vector<Tensor>& train_x, const Tenso
                    const std::vector<Tensor>& test_x, const Tensor& test_y,
                    const ExampleOptions& options);
 
+// Prints the test scores, the epoch times and the train step's trace counters (and its graph
+// with --show-graph); returns 2 when the accuracy misses options.require_accuracy, else 0.
+int report(Model& model, const std::map<std::string, double>& scores, const EpochTimer& timer,
+           const ExampleOptions& options);
+
 // Parses the command line (the options above as --epochs, --batch-size, --learning-rate,
 // --limit, --validation-split, --seed, --data, --require-accuracy, --run-eagerly, --show-graph),
 // seeds kiln's random generator and runs `body`; errors print as "<program>: <message>" with exit

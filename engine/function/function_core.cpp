@@ -138,7 +138,11 @@ Specialization& FunctionCore::specialize(CallArgs& args, size_t structure_size,
   if (options_.input_signature) {
     wanted = signature_specs(args, desc, cast_to);
   } else {
-    for (const TensorMeta& m : metas) wanted.push_back(TensorSpec::from_meta(m));
+    for (const TensorMeta& m : metas) {
+      wanted.push_back(TensorSpec::from_meta(m));
+      if (options_.unknown_batch_dim && m.shape.rank() >= 1)
+        wanted.back().shape[0] = Shape::kUnknownDim;
+    }
   }
   const Trace* found = find_trace(structure, wanted);
   const bool traced = found == nullptr;

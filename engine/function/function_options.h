@@ -18,6 +18,9 @@ struct FunctionOptions {
   std::optional<std::vector<TensorSpec>> input_signature{};
   // On a miss, when a cached trace differs only in dims, trace once with those dims unknown.
   bool reduce_retracing = false;
+  // Without an input_signature: every tensor argument's first dim (the batch) is traced unknown,
+  // so only the other dims make new traces.
+  bool unknown_batch_dim = false;
   // Run the callable directly, op by op (debugging); results equal the traced run.
   bool run_eagerly = false;
   // Names of the top-level arguments in messages (default arg0, arg1, ...).

@@ -44,6 +44,20 @@ struct MetricArg {
       : metric(std::move(m)) {}
 };
 
+// Which input shapes share a trace of the train, test and predict steps.
+enum class StepShapes {
+  // Any batch size, and any size where the model's inputs declare an unknown dim (Input({-1})):
+  // one trace for sequences of every length.
+  model_inputs,
+  // One trace per distinct input shape apart from the batch size, as tf.function without a
+  // signature does (which retraces for a smaller last batch too): every new sequence length
+  // retraces.
+  exact,
+  // exact until a second shape arrives, then one trace with the differing dims unknown
+  // (tf.function's reduce_retracing).
+  reduce_retracing,
+};
+
 struct CompileOptions {
   OptimizerArg optimizer = "rmsprop";  // Keras's default
   // One loss for every output, or one per output in `losses`.
@@ -55,6 +69,7 @@ struct CompileOptions {
   bool run_eagerly = false;
   // Batches per traced call: fewer calls into the engine on small models.
   int64_t steps_per_execution = 1;
+  StepShapes step_shapes = StepShapes::model_inputs;
 };
 
 }  // namespace kiln

@@ -83,6 +83,26 @@ Trainer::Trainer(Model& model, CompileOptions options)
   loss_tracker_ = std::make_shared<metrics::Mean>("loss");
 }
 
+FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> signature,
+                                      std::vector<std::string> arg_names) const {
+  FunctionOptions o{.name = std::move(name),
+                    .run_eagerly = options_.run_eagerly,
+                    .arg_names = std::move(arg_names)};
+  switch (options_.step_shapes) {
+    case StepShapes::model_inputs:
+      o.input_signature = std::move(signature);
+      break;
+    case StepShapes::exact:
+      o.unknown_batch_dim = true;
+      break;
+    case StepShapes::reduce_retracing:
+      o.unknown_batch_dim = true;
+      o.reduce_retracing = true;
+      break;
+  }
+  return o;
+}
+
 void Trainer::prepare(const Batch& batch) {
   if (train_step_) return;
   KILN_CHECK(!losses_.empty(), "model '", model_.name(),
@@ -116,10 +136,8 @@ void Trainer::prepare(const Batch& batch) {
   std::vector<TensorSpec> signature = x_specs;
   for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
     signature.insert(signature.end(), specs.begin(), specs.end());
-  FunctionOptions train_options{.name = "train_step",
-                                .input_signature = signature,
-                                .run_eagerly = options_.run_eagerly,
-                                .arg_names = {"x", "y", "sample_weight"}};
+  FunctionOptions train_options =
+      step_options("train_step", std::move(signature), {"x", "y", "sample_weight"});
   FunctionOptions test_options = train_options;
   test_options.name = "test_step";
   train_step_ = std::make_unique<StepFunction>(
@@ -130,7 +148,8 @@ void Trainer::prepare(const Batch& batch) {
   if (steps > 1) {
     FunctionOptions multi_options = train_options;
     multi_options.name = "train_steps";
-    multi_options.input_signature = repeated(*train_options.input_signature, batch, steps);
+    if (train_options.input_signature)
+      multi_options.input_signature = repeated(*train_options.input_signature, batch, steps);
     // Step i reads its batch's tensors at i * (tensors per batch) in each argument.
     train_steps_ = std::make_unique<StepFunction>(
         [this, steps](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
@@ -180,10 +199,7 @@ void Trainer::prepare_predict(const std::vector<Tensor>& x) {
       [this](const std::vector<Tensor>& inputs) {
         return model_(inputs, layers::CallContext{.training = false, .masks = {}});
       },
-      FunctionOptions{.name = "predict_step",
-                      .input_signature = step_specs(x, model_.input_specs()),
-                      .run_eagerly = options_.run_eagerly,
-                      .arg_names = {"x"}});
+      step_options("predict_step", step_specs(x, model_.input_specs()), {"x"}));
 }
 
 namespace {

@@ -65,6 +65,10 @@ class Trainer {
   // batch's shapes, and fixes the steps' signatures (batch dim unknown).
   void prepare(const Batch& batch);
   void prepare_predict(const std::vector<Tensor>& x);
+  // A step's function options: `signature` (the model's unknown dims and any batch size) or
+  // none, as compile's step_shapes says.
+  FunctionOptions step_options(std::string name, std::vector<TensorSpec> signature,
+                               std::vector<std::string> arg_names) const;
   // The train step's work, traced into train_step_ once and into train_steps_ once per step.
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                       const std::vector<Tensor>& sample_weight);
