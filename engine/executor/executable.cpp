@@ -124,7 +124,9 @@ void Executable::plan_control(size_t node) {
                                   in.begin() + static_cast<ptrdiff_t>(begin + count));
     metas.insert(metas.end(), in.begin() + static_cast<ptrdiff_t>(captures_begin),
                  in.begin() + static_cast<ptrdiff_t>(captures_begin + captures));
-    subplans_.push_back(std::make_unique<Executable>(graph, metas, options_));
+    PlanOptions sub = options_;
+    sub.arena = nullptr;  // a subplan runs while its parent's intermediates are alive
+    subplans_.push_back(std::make_unique<Executable>(graph, metas, sub));
     return subplans_.back().get();
   };
   if (n.op == OpId::cond) {
@@ -292,7 +294,7 @@ void Executable::place_in_arena() {
 void Executable::make_steps() {
   const Graph& g = *graph_;
   for (const TensorMeta& m : metas_) device_ = m.device;
-  arena_ = Storage::allocate(device_, std::max<size_t>(stats_.arena_bytes, 1));
+  if (!options_.arena) arena_ = Storage::allocate(device_, std::max<size_t>(stats_.arena_bytes, 1));
   values_.resize(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (g.nodes[i].op == OpId::constant) {
@@ -305,6 +307,7 @@ void Executable::make_steps() {
     if (b.kind == BufferKind::arena) {
       impl->storage = arena_;
       impl->offset = b.offset;
+      if (options_.arena) arena_bound_.push_back(impl.get());
     } else {
       b.bound.push_back(impl.get());
     }
@@ -489,6 +492,8 @@ void Executable::bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, s
 void Executable::unbind() {
   for (Buffer& b : buffers_)
     for (TensorImpl* impl : b.bound) impl->storage.reset();
+  // A shared arena may be replaced by a larger one: hold no reference between runs.
+  for (TensorImpl* impl : arena_bound_) impl->storage.reset();
 }
 
 std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
@@ -509,6 +514,14 @@ void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor
     ~Unbind() { self->unbind(); }
   } unbind_at_exit{this};
 
+  if (SharedArena* shared = options_.arena.get()) {
+    if (shared->bytes < stats_.arena_bytes || !shared->storage) {
+      shared->storage.reset();  // freed before the larger one is allocated
+      shared->bytes = std::max<size_t>(stats_.arena_bytes, 1);
+      shared->storage = Storage::allocate(device_, shared->bytes);
+    }
+    for (TensorImpl* impl : arena_bound_) impl->storage = shared->storage;
+  }
   for (Buffer& b : buffers_) {
     if (b.kind == BufferKind::input) {
       const TensorImpl& arg = *inputs[static_cast<size_t>(b.source)].impl();

@@ -15,10 +15,21 @@
 
 namespace kiln::engine {
 
+// One arena for every plan of a function: its runs are serialized, so the plans of many input
+// shapes (a sequence length each) take turns in one buffer, grown to the largest, instead of
+// holding an arena each.
+struct SharedArena {
+  std::shared_ptr<Storage> storage;
+  size_t bytes = 0;
+};
+
 struct PlanOptions {
   // Liveness-based buffer sharing, in-place elementwise ops, assignments computed straight into
   // their variables.
   bool reuse_memory = true;
+  // Where the intermediates live: this shared arena (bound per run), or one of the plan's own.
+  // Control-flow subplans, which run inside their parent's run, always get their own.
+  std::shared_ptr<SharedArena> arena{};
 };
 
 struct PlanStats {
@@ -107,7 +118,8 @@ class Executable {
   std::vector<int> step_of_;                                      // per node, -1 if none
   std::vector<int> step_node_;                                    // per step
   Device device_;
-  std::shared_ptr<Storage> arena_;
+  std::shared_ptr<Storage> arena_;        // the plan's own, without a shared arena
+  std::vector<TensorImpl*> arena_bound_;  // with one: handles re-pointed at it per run
   PlanStats stats_;
 };
 

@@ -174,7 +174,9 @@ Specialization& FunctionCore::specialize(CallArgs& args, size_t structure_size,
     metas[i].dtype = cast_to[i];
   }
   try {
-    spec->executable = std::make_unique<Executable>(found->graph, metas, options_.plan);
+    engine::PlanOptions plan = options_.plan;
+    plan.arena = arena_;
+    spec->executable = std::make_unique<Executable>(found->graph, metas, plan);
   } catch (const ShapeError& e) {
     throw ShapeError(detail::concat("function '", options_.name, "': ", e.what()));
   }

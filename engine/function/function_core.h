@@ -77,6 +77,8 @@ class FunctionCore {
   std::array<bool, 10> recent_{};  // whether each of the last 10 calls traced
   size_t recent_count_ = 0;
   FunctionStats stats_;
+  // Shared by every plan: runs are serialized by mutex_.
+  std::shared_ptr<engine::SharedArena> arena_ = std::make_shared<engine::SharedArena>();
 };
 
 }  // namespace kiln::engine

@@ -32,6 +32,22 @@ TEST(Retrace, NewShapeWithoutSignatureTracesAgain) {
   EXPECT_EQ(f.stats().cache_hits, 1);
 }
 
+// The plans of every shape take turns in one arena that grows to the largest: a small shape's
+// plan still runs right after a larger one replaced the arena, and before it was made.
+TEST(Retrace, PlansOfManyShapesShareOneArena) {
+  auto f = function([](const Tensor& x) { return ops::sum(ops::exp(x * 0.001) * 2.0 + x, {1}); },
+                    {.input_signature = std::vector{TensorSpec({-1, -1})}});
+  for (int64_t cols : {4, 4096, 4, 64, 4096}) {
+    const Tensor x = filled({3, cols});
+    const Tensor want = ops::sum(ops::exp(x * 0.001) * 2.0 + x, {1});
+    const std::vector<float> got = f(x).to_vector<float>();
+    const std::vector<float> expected = want.to_vector<float>();
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_FLOAT_EQ(got[i], expected[i]) << "cols " << cols << " row " << i;
+  }
+  EXPECT_EQ(f.stats().specializations, 3);
+}
+
 TEST(Retrace, SignatureWithUnknownDimsTracesOnce) {
   auto f = function(row_sums(), {.input_signature = std::vector{TensorSpec({-1, -1})}});
   for (int64_t rows : {10, 3, 7})
