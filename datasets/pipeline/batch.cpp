@@ -1,16 +1,22 @@
-// Dataset::batch: stacks consecutive elements into one.
+// Dataset::batch and Dataset::padded_batch: combine consecutive elements into one, by stacking
+// equal shapes or by padding them to a common one.
 #include "datasets/dataset.h"
 #include "framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {
 
+// Makes one batch element from its rows (stack_rows or pad_rows).
+using CombineRows = std::function<Element(std::span<const Element>)>;
+
 class BatchIterator final : public ElementIterator {
  public:
-  BatchIterator(std::unique_ptr<ElementIterator> upstream, int64_t batch_size, bool drop_remainder)
+  BatchIterator(std::unique_ptr<ElementIterator> upstream, int64_t batch_size, bool drop_remainder,
+                const CombineRows& combine)
       : upstream_(std::move(upstream)),
         batch_size_(static_cast<size_t>(batch_size)),
-        drop_remainder_(drop_remainder) {}
+        drop_remainder_(drop_remainder),
+        combine_(combine) {}
 
   std::optional<Element> next() override {
     rows_.clear();
@@ -20,24 +26,29 @@ class BatchIterator final : public ElementIterator {
       rows_.push_back(std::move(*e));
     }
     if (rows_.empty() || (drop_remainder_ && rows_.size() < batch_size_)) return std::nullopt;
-    return stack_rows(rows_, "Dataset::batch");
+    return combine_(rows_);
   }
 
  private:
   std::unique_ptr<ElementIterator> upstream_;
   size_t batch_size_;
   bool drop_remainder_;
+  const CombineRows& combine_;
   std::vector<Element> rows_;  // kept across calls so its capacity is reused
 };
 
 class BatchNode final : public DatasetNode {
  public:
-  BatchNode(std::shared_ptr<const DatasetNode> upstream, int64_t batch_size, bool drop_remainder)
-      : upstream_(std::move(upstream)), batch_size_(batch_size), drop_remainder_(drop_remainder) {}
+  BatchNode(std::shared_ptr<const DatasetNode> upstream, int64_t batch_size, bool drop_remainder,
+            CombineRows combine)
+      : upstream_(std::move(upstream)),
+        batch_size_(batch_size),
+        drop_remainder_(drop_remainder),
+        combine_(std::move(combine)) {}
 
   std::unique_ptr<ElementIterator> make_iterator(uint64_t pass) const override {
     return std::make_unique<BatchIterator>(upstream_->make_iterator(pass), batch_size_,
-                                           drop_remainder_);
+                                           drop_remainder_, combine_);
   }
   int64_t cardinality() const override {
     const int64_t n = upstream_->cardinality();
@@ -49,13 +60,26 @@ class BatchNode final : public DatasetNode {
   std::shared_ptr<const DatasetNode> upstream_;
   int64_t batch_size_;
   bool drop_remainder_;
+  CombineRows combine_;
 };
 
 }  // namespace
 
 Dataset Dataset::batch(int64_t batch_size, bool drop_remainder) const {
   KILN_CHECK(batch_size >= 1, "Dataset::batch: batch_size must be at least 1, got ", batch_size);
-  return Dataset(std::make_shared<BatchNode>(node_, batch_size, drop_remainder));
+  return Dataset(std::make_shared<BatchNode>(
+      node_, batch_size, drop_remainder,
+      [](std::span<const Element> rows) { return stack_rows(rows, "Dataset::batch"); }));
+}
+
+Dataset Dataset::padded_batch(int64_t batch_size, PaddingSpec padding, bool drop_remainder) const {
+  KILN_CHECK(batch_size >= 1, "Dataset::padded_batch: batch_size must be at least 1, got ",
+             batch_size);
+  return Dataset(
+      std::make_shared<BatchNode>(node_, batch_size, drop_remainder,
+                                  [padding = std::move(padding)](std::span<const Element> rows) {
+                                    return pad_rows(rows, padding, "Dataset::padded_batch");
+                                  }));
 }
 
 }  // namespace kiln::datasets

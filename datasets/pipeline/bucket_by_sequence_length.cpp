@@ -36,8 +36,9 @@ class BucketIterator final : public ElementIterator {
       if (buckets_[k].size() == static_cast<size_t>(b_.batch_sizes[k])) return emit(k);
     }
     // Upstream is over: the partial buckets, shortest sequences first.
+    if (b_.options.drop_remainder) return std::nullopt;
     for (; flushed_ < buckets_.size(); ++flushed_)
-      if (!buckets_[flushed_].empty() && !b_.options.drop_remainder) return emit(flushed_++);
+      if (!buckets_[flushed_].empty()) return emit(flushed_++);
     return std::nullopt;
   }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <sstream>
 
 #include "engine/graph/op_traits.h"
@@ -242,16 +243,21 @@ void Executable::merge_in_place() {
 // where they are instead of into the arena and a copy after the run.
 void Executable::assign_in_place() {
   const Graph& g = *graph_;
+  // The last step reading each variable's old value (through any of its read_variable nodes).
+  std::map<const VariableState*, int> last_read;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (g.nodes[i].op != OpId::read_variable) continue;
+    int& last = last_read.try_emplace(g.variable(static_cast<int>(i)).get(), -1).first->second;
+    last = std::max(last, buffers_[static_cast<size_t>(buffer_of_[i])].last_use);
+  }
   for (size_t k = 0; k < g.assignments.size(); ++k) {
     const Assignment& a = g.assignments[k];
     Buffer& value = buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])];
     if (value.kind != BufferKind::arena) continue;
-    int last_read = -1;
-    for (size_t i = 0; i < g.nodes.size(); ++i)
-      if (g.nodes[i].op == OpId::read_variable && g.variable(static_cast<int>(i)) == a.variable)
-        last_read = std::max(last_read, buffers_[static_cast<size_t>(buffer_of_[i])].last_use);
+    const auto read = last_read.find(a.variable.get());
+    const int last = read == last_read.end() ? -1 : read->second;
     const OpId writer = g.nodes[static_cast<size_t>(step_node_[static_cast<size_t>(value.def)])].op;
-    if (last_read > value.def || (last_read == value.def && !is_elementwise(writer))) continue;
+    if (last > value.def || (last == value.def && !is_elementwise(writer))) continue;
     value.kind = BufferKind::assigned;
     value.source = static_cast<int>(k);
     ++stats_.in_place_assignments;
@@ -515,9 +521,12 @@ void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor
   } unbind_at_exit{this};
 
   if (SharedArena* shared = options_.arena.get()) {
-    if (shared->bytes < stats_.arena_bytes || !shared->storage) {
-      shared->storage.reset();  // freed before the larger one is allocated
-      shared->bytes = std::max<size_t>(stats_.arena_bytes, 1);
+    // A function traced for several devices moves its arena to the one this plan runs on.
+    if (!shared->storage || shared->bytes < stats_.arena_bytes || shared->device != device_) {
+      const size_t bytes = shared->device == device_ ? shared->bytes : 0;
+      shared->storage.reset();  // freed before the new one is allocated
+      shared->bytes = std::max<size_t>({bytes, stats_.arena_bytes, 1});
+      shared->device = device_;
       shared->storage = Storage::allocate(device_, shared->bytes);
     }
     for (TensorImpl* impl : arena_bound_) impl->storage = shared->storage;

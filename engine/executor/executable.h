@@ -21,6 +21,7 @@ namespace kiln::engine {
 struct SharedArena {
   std::shared_ptr<Storage> storage;
   size_t bytes = 0;
+  Device device;
 };
 
 struct PlanOptions {

@@ -309,7 +309,9 @@ void FunctionCore::note_call(bool traced, const std::string& explanation) {
 
 FunctionStats FunctionCore::stats() const {
   const std::lock_guard lock(mutex_);
-  return stats_;
+  FunctionStats out = stats_;
+  out.arena_bytes = arena_->bytes;
+  return out;
 }
 
 size_t FunctionCore::num_traces() const {

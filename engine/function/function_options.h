@@ -40,6 +40,7 @@ struct FunctionStats {
   int64_t retrace_warnings = 0;
   double trace_seconds = 0;    // running user code symbolically and building graphs
   double compile_seconds = 0;  // passes and planning
+  size_t arena_bytes = 0;      // the one arena every plan runs in: the largest plan's
 };
 
 // Process-wide switch: every kiln::function runs its callable eagerly (debugging).

@@ -58,6 +58,22 @@ std::vector<Tensor> nth_group(const std::vector<Tensor>& all, int64_t i, int64_t
   return {all.begin() + i * per, all.begin() + (i + 1) * per};
 }
 
+// Output o's mask, or undefined when it has none.
+Tensor mask_of(const std::vector<Tensor>& masks, size_t o) {
+  return o < masks.size() ? masks[o] : Tensor();
+}
+
+// Keras applies an output's mask to metrics as a sample weight: masked steps weigh 0.
+Tensor masked_weight(const Tensor& sample_weight, const Tensor& mask) {
+  if (!mask.defined()) return sample_weight;
+  const Tensor weight = ops::cast(mask, DType::f32);
+  if (!sample_weight.defined()) return weight;
+  Tensor per_sample = ops::cast(sample_weight, DType::f32);
+  while (per_sample.rank() < weight.rank())
+    per_sample = ops::expand_dims(per_sample, per_sample.rank());
+  return weight * per_sample;
+}
+
 losses::LossPtr resolve(const LossArg& arg) {
   return arg.loss ? arg.loss : losses::get(arg.name);
 }
@@ -201,26 +217,6 @@ void Trainer::prepare_predict(const std::vector<Tensor>& x) {
       },
       step_options("predict_step", step_specs(x, model_.input_specs()), {"x"}));
 }
-
-namespace {
-
-// Output o's mask, or undefined when it has none.
-Tensor mask_of(const std::vector<Tensor>& masks, size_t o) {
-  return o < masks.size() ? masks[o] : Tensor();
-}
-
-// Keras applies an output's mask to metrics as a sample weight: masked steps weigh 0.
-Tensor masked_weight(const Tensor& sample_weight, const Tensor& mask) {
-  if (!mask.defined()) return sample_weight;
-  const Tensor weight = ops::cast(mask, DType::f32);
-  if (!sample_weight.defined()) return weight;
-  Tensor per_sample = ops::cast(sample_weight, DType::f32);
-  while (per_sample.rank() < weight.rank())
-    per_sample = ops::expand_dims(per_sample, per_sample.rank());
-  return weight * per_sample;
-}
-
-}  // namespace
 
 Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
                            const std::vector<Tensor>& sample_weight,

@@ -62,7 +62,7 @@ class Trainer {
 
  private:
   // Before the first step: builds the model and optimizer, resolves metrics against the first
-  // batch's shapes, and fixes the steps' signatures (batch dim unknown).
+  // batch's shapes, and fixes the steps' signatures (compile's step_shapes).
   void prepare(const Batch& batch);
   void prepare_predict(const std::vector<Tensor>& x);
   // A step's function options: `signature` (the model's unknown dims and any batch size) or

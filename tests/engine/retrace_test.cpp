@@ -46,6 +46,13 @@ TEST(Retrace, PlansOfManyShapesShareOneArena) {
       EXPECT_FLOAT_EQ(got[i], expected[i]) << "cols " << cols << " row " << i;
   }
   EXPECT_EQ(f.stats().specializations, 3);
+  size_t largest = 0, total = 0;
+  for (const engine::PlanStats& p : f.plan_stats()) {
+    largest = std::max(largest, p.arena_bytes);
+    total += p.arena_bytes;
+  }
+  EXPECT_EQ(f.stats().arena_bytes, largest);
+  EXPECT_LT(f.stats().arena_bytes, total);
 }
 
 TEST(Retrace, SignatureWithUnknownDimsTracesOnce) {
