@@ -92,6 +92,7 @@ void define_shape_ops(OpTable& table);
 void define_index_ops(OpTable& table);
 void define_linalg_ops(OpTable& table);
 void define_nn_ops(OpTable& table);
+void define_recurrent_ops(OpTable& table);
 void define_graph_ops(OpTable& table);
 void define_random_ops(OpTable& table);
 void register_cpu_kernels(OpTable& table);

@@ -21,7 +21,8 @@
   X(expand_dims) X(squeeze) X(broadcast_to) X(broadcast_like) X(reshape_like) X(size_of)   \
   X(strided_slice) X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add)         \
   X(conv2d) X(conv2d_backprop_input) X(conv2d_backprop_filter) X(max_pool2d)               \
-  X(max_pool2d_grad) X(avg_pool2d) X(avg_pool2d_grad) X(random_uniform)
+  X(max_pool2d_grad) X(avg_pool2d) X(avg_pool2d_grad) X(random_uniform) X(rnn_sequence)        \
+  X(rnn_sequence_grad)
 
 // Graph ops: the boundary of a traced graph (its arguments, captured constants, variable reads).
 // They have no kernels; the engine binds their values before a graph runs.

@@ -13,6 +13,7 @@ OpTable build_table() {
   define_index_ops(table);
   define_linalg_ops(table);
   define_nn_ops(table);
+  define_recurrent_ops(table);
   define_graph_ops(table);
   define_random_ops(table);
   register_cpu_kernels(table);

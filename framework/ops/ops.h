@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/ops/slice_bounds.h"
 #include "framework/tensor/tensor.h"
 
 namespace kiln::ops {
@@ -110,7 +111,8 @@ Tensor ones_like(const Tensor& x);
 // size -1 = to the end of the axis.
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size);
 // Python-style x[begin:end:stride] per axis; negative begin/end count from the end; strides may
-// be negative.
+// be negative; kSliceEnd is an omitted bound (x[::-1] is {kSliceEnd}, {kSliceEnd}, {-1}). Axes of
+// unknown size (while tracing) are resolved when the op runs.
 Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> end,
                      std::vector<int64_t> strides);
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis = 0);

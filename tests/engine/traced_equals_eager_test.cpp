@@ -12,6 +12,7 @@
 #include "framework/autodiff/grad.h"
 #include "framework/ops/op_def.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/rnn_ops.h"
 #include "framework/random/random.h"
 
 namespace kiln {
@@ -174,6 +175,14 @@ std::vector<Case> cases() {
            {img},
            [](const auto& v) {
              return avg_pool2d(v[0], {3, 3}, {2, 2}, Padding::same);
+           }},
+      Case{"rnn_sequence",
+           {rand({2, 3, 8}), rand({2, 2, 2}), rand({2, 8})},
+           [](const auto& v) {
+             const Tensor mask = greater(ints({1, 1, 0, 0, 1, 1}, {2, 3}), ints({0}, {1}));
+             const Tensor record =
+                 rnn_sequence(v[0], v[1], v[2], {.cell = rnn::Cell::lstm, .mask = mask});
+             return slice(record, {0, 0, 0}, {-1, -1, 4});
            }},
   };
 }

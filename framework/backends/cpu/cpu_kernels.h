@@ -12,4 +12,5 @@ void register_conv_kernels(OpTable& table);
 void register_pool_kernels(OpTable& table);
 void register_fused_kernels(OpTable& table);
 void register_random_kernels(OpTable& table);
+void register_rnn_kernels(OpTable& table);
 }  // namespace kiln::cpu

@@ -6,6 +6,7 @@
 #include "framework/backends/cpu/elementwise_loops.h"
 #include "framework/backends/cpu/strided_copy.h"
 #include "framework/backends/cpu/transpose.h"
+#include "framework/ops/slice_bounds.h"
 
 namespace kiln::cpu {
 namespace {
@@ -47,12 +48,14 @@ void broadcast_to_kernel(const KernelContext& c) {
 // The input positions a strided slice reads, as a strided view of `base`.
 StridedView slice_view(const Tensor& base, const Attrs& attrs) {
   const auto& b = attrs.get_ints("begin");
+  const auto& e = attrs.get_ints("end");
   const auto& st = attrs.get_ints("strides");
   const auto strides = base.shape().strides();
   int64_t offset = 0;
   std::vector<int64_t> s;
   for (size_t i = 0; i < strides.size(); ++i) {
-    offset += b[i] * strides[i];
+    offset +=
+        resolve_slice(base.shape()[static_cast<int>(i)], b[i], e[i], st[i]).begin * strides[i];
     s.push_back(st[i] * strides[i]);
   }
   return {bytes(base) + offset * static_cast<int64_t>(dtype_size(base.dtype())), s};

@@ -6,13 +6,13 @@
 #include "framework/ops/defs/infer_helpers.h"
 #include "framework/ops/dispatch.h"
 #include "framework/ops/op_def.h"
+#include "framework/ops/slice_bounds.h"
 
 namespace kiln {
 namespace {
 
 using Grads = std::vector<Tensor>;
-// strided_slice's `end` for "to the end of the axis" (usable when the dim is unknown).
-constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+constexpr int64_t kToEnd = kSliceEnd;
 
 // ---- reshape ----
 Shape resolve_reshape(const Shape& from, const Shape& to) {
@@ -127,12 +127,8 @@ Grads grad_broadcast_to(const GradContext& c) {
   return {ops::sum_to_like(c.grad, c.input(0))};
 }
 
-// ---- strided_slice: attrs begin/end/strides are normalized per axis ----
-int64_t slice_length(int64_t dim, int64_t begin, int64_t end, int64_t stride) {
-  if (end == kToEnd) end = dim;
-  if (stride > 0) return std::max<int64_t>(0, (end - begin + stride - 1) / stride);
-  return std::max<int64_t>(0, (begin - end - stride - 1) / -stride);
-}
+// ---- strided_slice: attrs begin/end/strides per axis, resolved against the dims at run time
+// (slice_bounds.h); an unknown axis sliced anywhere but whole stays unknown ----
 TensorMeta infer_strided_slice(std::span<const TensorMeta> in, const Attrs& attrs) {
   const auto& b = attrs.get_ints("begin");
   const auto& e = attrs.get_ints("end");
@@ -140,11 +136,8 @@ TensorMeta infer_strided_slice(std::span<const TensorMeta> in, const Attrs& attr
   const Shape& s = in[0].shape;
   std::vector<int64_t> dims;
   for (int i = 0; i < s.rank(); ++i) {
-    const bool full = b[static_cast<size_t>(i)] == 0 && e[static_cast<size_t>(i)] == kToEnd &&
-                      st[static_cast<size_t>(i)] == 1;
-    dims.push_back(full ? s[i]
-                        : slice_length(s[i], b[static_cast<size_t>(i)], e[static_cast<size_t>(i)],
-                                       st[static_cast<size_t>(i)]));
+    const auto k = static_cast<size_t>(i);
+    dims.push_back(s[i] < 0 ? -1 : resolve_slice(s[i], b[k], e[k], st[k]).length);
   }
   return {in[0].dtype, Shape(std::move(dims)), in[0].device};
 }
@@ -169,9 +162,12 @@ Tensor strided_slice_view(const Tensor& x, const TensorMeta& out, const Attrs& a
   }
   if (!contiguous) return Tensor();
   const auto strides = s.strides();
+  const auto& e = attrs.get_ints("end");
   int64_t offset = 0;
-  for (int i = 0; i < s.rank(); ++i)
-    offset += b[static_cast<size_t>(i)] * strides[static_cast<size_t>(i)];
+  for (int i = 0; i < s.rank(); ++i) {
+    const auto k = static_cast<size_t>(i);
+    offset += resolve_slice(s[i], b[k], e[k], st[k]).begin * strides[k];
+  }
   return x.view(out.shape, offset);
 }
 Grads grad_strided_slice(const GradContext& c) {
@@ -371,23 +367,29 @@ Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<in
     const int64_t dim = x.shape()[static_cast<int>(i)];
     const int64_t stride = strides[i];
     KILN_CHECK(stride != 0, "kiln::ops::strided_slice: stride of axis ", i, " is zero");
-    KILN_CHECK(dim >= 0 || (begin[i] == 0 && end[i] == kToEnd && stride == 1),
-               "kiln::ops::strided_slice: axis ", i, " of ", describe(x.meta()),
-               " has unknown size; only a whole-axis slice is supported there");
-    if (dim < 0) continue;
-    // Python slice clamping.
+    s[i] = stride;
+    if (dim < 0) {  // resolved when the op runs
+      b[i] = begin[i];
+      e[i] = end[i];
+      continue;
+    }
+    // Python slice clamping; a negative stride's end before index 0 is stored as omitted, so
+    // resolving the stored bounds again selects the same elements.
     auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
       if (v < 0 && v != kToEnd) v += dim;
       return std::clamp(v, lo, hi);
     };
-    if (stride > 0) {
-      b[i] = clamp(begin[i], 0, dim);
+    const ResolvedSlice r = resolve_slice(dim, begin[i], end[i], stride);
+    if (r.length == 0) {
+      b[i] = e[i] = 0;
+    } else if (stride > 0) {
+      b[i] = r.begin;
       e[i] = end[i] == kToEnd ? dim : clamp(end[i], 0, dim);
     } else {
-      b[i] = clamp(begin[i] == kToEnd ? dim - 1 : begin[i], -1, dim - 1);
+      b[i] = r.begin;
       e[i] = end[i] == kToEnd ? -1 : clamp(end[i], -1, dim - 1);
+      if (e[i] < 0) e[i] = kToEnd;
     }
-    s[i] = stride;
     if (b[i] == 0 && e[i] == dim && s[i] == 1) e[i] = kToEnd;
   }
   return apply(OpId::strided_slice, {x}, {{"begin", b}, {"end", e}, {"strides", s}});

@@ -1,0 +1,339 @@
+// rnn_sequence and rnn_sequence_grad (layouts in framework/ops/rnn_cell.h). Each step is one
+// matmul for the recurrent projection (oneDNN's sgemm for float32; a plain loop for float64,
+// which only gradient checks use) and one pass over the gates, rows split between threads. The
+// scratch buffers are allocated once per run, never per step.
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "framework/backends/cpu/cpu_kernels.h"
+#include "framework/backends/cpu/fast_math.h"
+#include "framework/backends/cpu/parallel.h"
+#include "framework/core/error.h"
+#include "framework/ops/rnn_operands.h"
+
+namespace kiln::cpu {
+namespace {
+
+using rnn::Activation;
+using rnn::Cell;
+using rnn::CellLayout;
+using rnn::RnnOperands;
+
+// c[m, n] = a[m, k] . b (b is [k, n], or [n, k] when transpose_b), row-major with leading dims.
+void gemm(bool transpose_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float* c, int64_t ldc) {
+  const dnnl_status_t status =
+      dnnl_sgemm('N', transpose_b ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  KILN_CHECK(status == dnnl_success, "rnn_sequence: dnnl_sgemm failed with status ",
+             static_cast<int>(status));
+}
+void gemm(bool transpose_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+          const double* b, int64_t ldb, double* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    double* row = c + i * ldc;
+    std::fill(row, row + n, 0.0);
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += a[i * lda + p] * (transpose_b ? b[j * ldb + p] : b[p * ldb + j]);
+  }
+}
+
+// y = f(y) over n values; the switch sits outside the loops so each loop vectorizes.
+template <typename T>
+void activate(Activation f, T* y, int64_t n) {
+  switch (f) {
+    case Activation::tanh:
+      for (int64_t i = 0; i < n; ++i) y[i] = tanh_fn(y[i]);
+      break;
+    case Activation::sigmoid:
+      for (int64_t i = 0; i < n; ++i) y[i] = sigmoid_fn(y[i]);
+      break;
+    case Activation::relu:
+      for (int64_t i = 0; i < n; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
+      break;
+    case Activation::linear:
+      break;
+  }
+}
+// d = g * f'(pre-activation), with f' written in terms of the output y = f(pre-activation).
+template <typename T>
+void times_derivative(Activation f, T* d, const T* g, const T* y, int64_t n) {
+  switch (f) {
+    case Activation::tanh:
+      for (int64_t i = 0; i < n; ++i) d[i] = g[i] * (T(1) - y[i] * y[i]);
+      break;
+    case Activation::sigmoid:
+      for (int64_t i = 0; i < n; ++i) d[i] = g[i] * y[i] * (T(1) - y[i]);
+      break;
+    case Activation::relu:
+      for (int64_t i = 0; i < n; ++i) d[i] = y[i] > T(0) ? g[i] : T(0);
+      break;
+    case Activation::linear:
+      for (int64_t i = 0; i < n; ++i) d[i] = g[i];
+      break;
+  }
+}
+
+// The sizes and operands of one run, shared by the forward and backward loops.
+template <typename T>
+struct Sequence {
+  RnnOperands at;
+  CellLayout layout;
+  int64_t batch, time, units, width;    // width: gates * units
+  int64_t record_width, record_stride;  // record_stride: one batch row of the record
+  const T* kernel;
+  const T* recurrent_bias = nullptr;
+  const bool* mask = nullptr;
+  const T* dropout = nullptr;
+
+  Sequence(const KernelContext& c, const RnnOperands& operands, int64_t time_steps)
+      : at(operands),
+        layout{operands.cell, c.inputs[2].dim(0)},
+        batch(c.output.dim(0)),
+        time(time_steps),
+        units(layout.units),
+        width(layout.gates() * units),
+        record_width(layout.record_width()),
+        record_stride((time_steps + 1) * layout.record_width()),
+        kernel(c.inputs[2].data<T>()) {
+    if (at.recurrent_bias >= 0) recurrent_bias = input(c, at.recurrent_bias).template data<T>();
+    if (at.mask >= 0) mask = input(c, at.mask).template data<bool>();
+    if (at.dropout >= 0) dropout = input(c, at.dropout).template data<T>();
+  }
+  static const Tensor& input(const KernelContext& c, int i) {
+    return c.inputs[static_cast<size_t>(i)];
+  }
+  // The time index step s reads.
+  int64_t time_of(int64_t s) const { return at.reverse ? time - 1 - s : s; }
+  bool keeps(int64_t b, int64_t t) const { return mask == nullptr || mask[b * time + t]; }
+};
+
+// Rows in chunks big enough to be worth waking the pool for.
+template <typename Fn>
+void for_rows(int64_t rows, int64_t row_work, Fn&& fn) {
+  parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_work)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t b = begin; b < end; ++b) fn(b);
+               });
+}
+
+// One unmasked step of one batch row: x the input projection, p the recurrent one (h_prev . U),
+// prev and out the record rows before and after the step.
+template <typename T>
+void cell_forward(const Sequence<T>& q, const T* x, const T* p, const T* prev, T* out) {
+  const int64_t u = q.units;
+  switch (q.at.cell) {
+    case Cell::simple:
+      for (int64_t j = 0; j < u; ++j) out[j] = x[j] + p[j];
+      activate(q.at.activation, out, u);
+      break;
+    case Cell::lstm: {
+      T* gates = out + 2 * u;  // i f g o
+      for (int64_t j = 0; j < 4 * u; ++j) gates[j] = x[j] + p[j];
+      activate(q.at.recurrent_activation, gates, 2 * u);
+      activate(q.at.activation, gates + 2 * u, u);
+      activate(q.at.recurrent_activation, gates + 3 * u, u);
+      const T* c_prev = prev + u;
+      T* c = out + u;
+      for (int64_t j = 0; j < u; ++j) c[j] = gates[u + j] * c_prev[j] + gates[j] * gates[2 * u + j];
+      std::copy(c, c + u, out);
+      activate(q.at.activation, out, u);
+      for (int64_t j = 0; j < u; ++j) out[j] *= gates[3 * u + j];
+      break;
+    }
+    case Cell::gru: {
+      const T* rb = q.recurrent_bias;
+      T* zr = out + u;  // z r, then hh and rh
+      T* hh = out + 3 * u;
+      T* rh = out + 4 * u;
+      for (int64_t j = 0; j < 2 * u; ++j) zr[j] = x[j] + p[j] + rb[j];
+      activate(q.at.recurrent_activation, zr, 2 * u);
+      for (int64_t j = 0; j < u; ++j) {
+        rh[j] = p[2 * u + j] + rb[2 * u + j];
+        hh[j] = x[2 * u + j] + zr[u + j] * rh[j];
+      }
+      activate(q.at.activation, hh, u);
+      for (int64_t j = 0; j < u; ++j) out[j] = zr[j] * prev[j] + (T(1) - zr[j]) * hh[j];
+      break;
+    }
+  }
+}
+
+template <typename T>
+void rnn_forward(const KernelContext& c) {
+  const Tensor& projected = c.inputs[0];
+  const Sequence<T> q(c, RnnOperands::of_forward(c.attrs), projected.dim(1));
+  const T* x = projected.template data<T>();
+  const T* initial = c.inputs[1].template data<T>();
+  T* record = c.output.template data<T>();
+  const int64_t u = q.units;
+  const int64_t state_width = q.layout.states() * u;
+  for (int64_t b = 0; b < q.batch; ++b) {
+    T* row = record + b * q.record_stride;
+    std::copy(initial + b * state_width, initial + (b + 1) * state_width, row);
+    std::fill(row + state_width, row + q.record_width, T(0));
+  }
+  std::vector<T> recurrent(static_cast<size_t>(q.batch * q.width));
+  std::vector<T> dropped(q.dropout != nullptr ? static_cast<size_t>(q.batch * u) : 0);
+  for (int64_t s = 0; s < q.time; ++s) {
+    const int64_t t = q.time_of(s);
+    const T* h_prev = record + s * q.record_width;
+    int64_t ld = q.record_stride;
+    if (q.dropout != nullptr) {
+      for (int64_t b = 0; b < q.batch; ++b)
+        for (int64_t j = 0; j < u; ++j)
+          dropped[static_cast<size_t>(b * u + j)] = h_prev[b * ld + j] * q.dropout[b * u + j];
+      h_prev = dropped.data();
+      ld = u;
+    }
+    gemm(false, q.batch, q.width, u, h_prev, ld, q.kernel, q.width, recurrent.data(), q.width);
+    for_rows(q.batch, q.width, [&](int64_t b) {
+      const T* prev = record + b * q.record_stride + s * q.record_width;
+      T* out = record + b * q.record_stride + (s + 1) * q.record_width;
+      if (!q.keeps(b, t)) {
+        std::copy(prev, prev + state_width, out);
+        std::fill(out + state_width, out + q.record_width, T(0));
+        return;
+      }
+      cell_forward(q, x + (b * q.time + t) * q.width, recurrent.data() + b * q.width, prev, out);
+    });
+  }
+}
+
+// One unmasked step of one batch row backwards. dh (and dc) hold the gradient of the states
+// after the step; on return dc holds the gradient of c_prev and dh the part of h_prev's
+// gradient that does not go through the recurrent matmul. g receives the projections' gradients.
+template <typename T>
+void cell_backward(const Sequence<T>& q, const T* prev, const T* out, T* dh, T* dc, T* g) {
+  const int64_t u = q.units;
+  switch (q.at.cell) {
+    case Cell::simple:
+      times_derivative(q.at.activation, g, dh, out, u);
+      std::fill(dh, dh + u, T(0));
+      break;
+    case Cell::lstm: {
+      const T* c = out + u;
+      const T* gates = out + 2 * u;  // i f g o
+      T* tc = g;                     // act(c), then overwritten by d(i)
+      std::copy(c, c + u, tc);
+      activate(q.at.activation, tc, u);
+      T* d_o = g + 3 * u;
+      for (int64_t j = 0; j < u; ++j) d_o[j] = dh[j] * tc[j];
+      // dh through h = o * act(c), into dc; dh itself is then used as scratch.
+      times_derivative(q.at.activation, dh, dh, tc, u);
+      for (int64_t j = 0; j < u; ++j) {
+        const T dct = dc[j] + dh[j] * gates[3 * u + j];
+        g[j] = dct * gates[2 * u + j];  // d(i)
+        g[u + j] = dct * prev[u + j];   // d(f)
+        g[2 * u + j] = dct * gates[j];  // d(g)
+        dc[j] = dct * gates[u + j];
+      }
+      times_derivative(q.at.recurrent_activation, g, g, gates, 2 * u);
+      times_derivative(q.at.activation, g + 2 * u, g + 2 * u, gates + 2 * u, u);
+      times_derivative(q.at.recurrent_activation, d_o, d_o, gates + 3 * u, u);
+      std::fill(dh, dh + u, T(0));
+      break;
+    }
+    case Cell::gru: {
+      const T* z = out + u;
+      const T* r = out + 2 * u;
+      const T* hh = out + 3 * u;
+      const T* rh = out + 4 * u;
+      T* dx = g;            // z r h of the input projection
+      T* drec = g + 3 * u;  // z r h of the recurrent projection
+      for (int64_t j = 0; j < u; ++j) {
+        dx[j] = dh[j] * (prev[j] - hh[j]);      // d(z)
+        dx[2 * u + j] = dh[j] * (T(1) - z[j]);  // d(hh)
+        dh[j] *= z[j];
+      }
+      times_derivative(q.at.activation, dx + 2 * u, dx + 2 * u, hh, u);
+      for (int64_t j = 0; j < u; ++j) {
+        dx[u + j] = dx[2 * u + j] * rh[j];  // d(r)
+        drec[2 * u + j] = dx[2 * u + j] * r[j];
+      }
+      times_derivative(q.at.recurrent_activation, dx, dx, out + u, 2 * u);
+      std::copy(dx, dx + 2 * u, drec);
+      break;
+    }
+  }
+}
+
+template <typename T>
+void rnn_backward(const KernelContext& c) {
+  const Tensor& record_t = c.inputs[0];
+  const Sequence<T> q(c, RnnOperands::of_backward(c.attrs), record_t.dim(1) - 1);
+  const T* record = record_t.template data<T>();
+  const T* d_record = c.inputs[1].template data<T>();
+  T* grads = c.output.template data<T>();
+  const int64_t u = q.units;
+  const int64_t grad_width = q.layout.grad_width();
+  const int64_t grad_stride = (q.time + 1) * grad_width;
+  const int64_t recurrent_column = q.at.cell == Cell::gru ? q.width : 0;
+  const bool lstm = q.at.cell == Cell::lstm;
+  std::vector<T> dh(static_cast<size_t>(q.batch * u), T(0));
+  std::vector<T> dc(lstm ? dh.size() : 0, T(0));
+  std::vector<T> through(dh.size());  // d(h_prev) through the recurrent matmul
+  std::vector<char> kept(static_cast<size_t>(q.batch));
+  for (int64_t s = q.time - 1; s >= 0; --s) {
+    const int64_t t = q.time_of(s);
+    for_rows(q.batch, q.width, [&](int64_t b) {
+      const T* prev = record + b * q.record_stride + s * q.record_width;
+      const T* out = prev + q.record_width;
+      const T* d_out = d_record + b * q.record_stride + (s + 1) * q.record_width;
+      T* dh_b = dh.data() + b * u;
+      T* dc_b = lstm ? dc.data() + b * u : nullptr;
+      for (int64_t j = 0; j < u; ++j) dh_b[j] += d_out[j];
+      if (lstm)
+        for (int64_t j = 0; j < u; ++j) dc_b[j] += d_out[u + j];
+      T* g = grads + b * grad_stride + (t + 1) * grad_width;
+      kept[static_cast<size_t>(b)] = q.keeps(b, t);
+      if (!q.keeps(b, t)) {  // the states passed through: so does their gradient
+        std::fill(g, g + grad_width, T(0));
+        return;
+      }
+      cell_backward(q, prev, out, dh_b, dc_b, g);
+    });
+    gemm(true, q.batch, u, q.width, grads + (t + 1) * grad_width + recurrent_column, grad_stride,
+         q.kernel, q.width, through.data(), u);
+    for_rows(q.batch, u, [&](int64_t b) {
+      if (!kept[static_cast<size_t>(b)]) return;
+      T* dh_b = dh.data() + b * u;
+      const T* from = through.data() + b * u;
+      const T* drop = q.dropout != nullptr ? q.dropout + b * u : nullptr;
+      for (int64_t j = 0; j < u; ++j) dh_b[j] += drop != nullptr ? from[j] * drop[j] : from[j];
+    });
+  }
+  // Row 0: the initial states' gradient (plus any read of record row 0 itself).
+  for (int64_t b = 0; b < q.batch; ++b) {
+    T* g = grads + b * grad_stride;
+    const T* d0 = d_record + b * q.record_stride;
+    std::fill(g, g + grad_width, T(0));
+    for (int64_t j = 0; j < u; ++j) g[j] = dh[static_cast<size_t>(b * u + j)] + d0[j];
+    if (lstm)
+      for (int64_t j = 0; j < u; ++j) g[u + j] = dc[static_cast<size_t>(b * u + j)] + d0[u + j];
+  }
+}
+
+void rnn_sequence_kernel(const KernelContext& c) {
+  if (c.output.dtype() == DType::f32)
+    rnn_forward<float>(c);
+  else
+    rnn_forward<double>(c);
+}
+void rnn_sequence_grad_kernel(const KernelContext& c) {
+  if (c.output.dtype() == DType::f32)
+    rnn_backward<float>(c);
+  else
+    rnn_backward<double>(c);
+}
+
+}  // namespace
+
+void register_rnn_kernels(OpTable& t) {
+  t.set_kernel(OpId::rnn_sequence, DeviceType::cpu, rnn_sequence_kernel);
+  t.set_kernel(OpId::rnn_sequence_grad, DeviceType::cpu, rnn_sequence_grad_kernel);
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,213 @@
+// rnn_sequence against the same recurrence written step by step with primitive ops, its gradient
+// against finite differences, masked steps and reversed sequences (traces over unknown lengths:
+// tests/engine/unknown_length_test.cpp).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "framework/ops/ops.h"
+#include "framework/ops/rnn_ops.h"
+#include "tests/framework/gradcheck.h"
+
+namespace kiln {
+namespace {
+
+using rnn::Activation;
+using rnn::Cell;
+using testing::random_f64;
+
+constexpr int64_t kBatch = 3, kTime = 4, kUnits = 3;
+
+struct Variant {
+  Cell cell;
+  bool reverse = false;
+  bool masked = false;
+  bool dropout = false;
+  Activation activation = Activation::tanh;
+
+  std::string name() const {
+    const char* cells[] = {"simple", "gru", "lstm"};
+    return std::string(cells[static_cast<int>(cell)]) + (reverse ? " reversed" : "") +
+           (masked ? " masked" : "") + (dropout ? " dropout" : "");
+  }
+  rnn::CellLayout layout() const { return {cell, kUnits}; }
+};
+
+std::vector<Variant> variants() {
+  std::vector<Variant> out;
+  for (Cell cell : {Cell::simple, Cell::gru, Cell::lstm}) {
+    out.push_back({cell});
+    out.push_back({cell, true, true});
+    out.push_back({cell, false, true, true});
+  }
+  out.push_back({Cell::simple, false, false, false, Activation::sigmoid});
+  out.push_back({Cell::lstm, true, false, false, Activation::linear});
+  return out;
+}
+
+// Row b keeps its first lengths[b] steps (right padding), except row 2 which is left-padded.
+Tensor make_mask() {
+  const std::vector<float> keep = {1, 1, 1, 1, /**/ 1, 1, 0, 0, /**/ 0, 1, 1, 1};
+  return ops::greater(from_vector(keep, {kBatch, kTime}), 0.5);
+}
+
+struct Operands {
+  Tensor projected, states, kernel, recurrent_bias, mask, dropout;
+};
+
+Operands operands(const Variant& v, DType dtype) {
+  const rnn::CellLayout l = v.layout();
+  const int64_t width = l.gates() * kUnits;
+  Operands o{random_f64({kBatch, kTime, width}, -1, 1, 1),
+             random_f64({kBatch, l.states(), kUnits}, -0.5, 0.5, 2),
+             random_f64({kUnits, width}, -0.6, 0.6, 3)};
+  if (v.cell == Cell::gru) o.recurrent_bias = random_f64({width}, -0.3, 0.3, 4);
+  if (v.masked) o.mask = make_mask();
+  if (v.dropout)
+    o.dropout =
+        ops::cast(ops::greater(random_f64({kBatch, kUnits}, 0, 1, 5), 0.3), DType::f64) * (1 / 0.7);
+  for (Tensor* t : {&o.projected, &o.states, &o.kernel, &o.recurrent_bias, &o.dropout})
+    if (t->defined()) *t = ops::cast(*t, dtype);
+  return o;
+}
+
+ops::RnnSequenceArgs args_of(const Variant& v, const Operands& o) {
+  return {v.cell, v.activation, Activation::sigmoid, v.reverse, o.recurrent_bias,
+          o.mask, o.dropout};
+}
+
+Tensor apply_activation(Activation a, const Tensor& x) {
+  switch (a) {
+    case Activation::tanh:
+      return ops::tanh(x);
+    case Activation::sigmoid:
+      return ops::sigmoid(x);
+    case Activation::relu:
+      return ops::relu(x);
+    case Activation::linear:
+      return x;
+  }
+  return x;
+}
+
+Tensor block(const Tensor& x, int64_t k) {
+  return ops::slice(x, {0, k * kUnits}, {-1, kUnits});
+}
+
+// The states after every step ([batch, time + 1, states * units]), one op at a time.
+Tensor step_by_step(const Variant& v, const Operands& o) {
+  const DType dt = o.projected.dtype();
+  Tensor h = ops::reshape(ops::slice(o.states, {0, 0, 0}, {-1, 1, -1}), {kBatch, kUnits});
+  Tensor c = v.cell == Cell::lstm
+                 ? ops::reshape(ops::slice(o.states, {0, 1, 0}, {-1, 1, -1}), {kBatch, kUnits})
+                 : Tensor();
+  auto row = [&] { return c.defined() ? ops::concat({h, c}, 1) : h; };
+  std::vector<Tensor> rows{row()};
+  for (int64_t s = 0; s < kTime; ++s) {
+    const int64_t t = v.reverse ? kTime - 1 - s : s;
+    const Tensor x = ops::reshape(ops::slice(o.projected, {0, t, 0}, {-1, 1, -1}), {kBatch, -1});
+    const Tensor p = ops::matmul(o.dropout.defined() ? h * o.dropout : h, o.kernel);
+    Tensor h_new, c_new;
+    const Activation ra = Activation::sigmoid;
+    if (v.cell == Cell::simple) {
+      h_new = apply_activation(v.activation, x + p);
+    } else if (v.cell == Cell::lstm) {
+      const Tensor z = x + p;
+      const Tensor i = apply_activation(ra, block(z, 0)), f = apply_activation(ra, block(z, 1));
+      const Tensor g = apply_activation(v.activation, block(z, 2));
+      const Tensor out = apply_activation(ra, block(z, 3));
+      c_new = f * c + i * g;
+      h_new = out * apply_activation(v.activation, c_new);
+    } else {
+      const Tensor rec = p + o.recurrent_bias;
+      const Tensor z = apply_activation(ra, block(x, 0) + block(rec, 0));
+      const Tensor r = apply_activation(ra, block(x, 1) + block(rec, 1));
+      const Tensor hh = apply_activation(v.activation, block(x, 2) + r * block(rec, 2));
+      h_new = z * h + (1.0 - z) * hh;
+    }
+    if (o.mask.defined()) {
+      const Tensor keep =
+          ops::cast(ops::reshape(ops::slice(o.mask, {0, t}, {-1, 1}), {kBatch, 1}), dt);
+      h_new = keep * h_new + (1.0 - keep) * h;
+      if (c.defined()) c_new = keep * c_new + (1.0 - keep) * c;
+    }
+    h = h_new;
+    c = c_new;
+    rows.push_back(row());
+  }
+  return ops::stack(rows, 1);
+}
+
+// The record's state columns: the part of it that is the op's result.
+Tensor states_of(const Variant& v, const Tensor& record) {
+  return ops::slice(record, {0, 0, 0}, {-1, -1, v.layout().states() * kUnits});
+}
+
+void expect_close(const Tensor& got, const Tensor& want, double tol, const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  const auto g = got.to_vector<double>(), w = want.to_vector<double>();
+  for (size_t i = 0; i < g.size(); ++i)
+    ASSERT_NEAR(g[i], w[i], tol * (1 + std::abs(w[i]))) << what << " element " << i;
+}
+
+TEST(RnnSequence, MatchesTheRecurrenceStepByStep) {
+  for (const Variant& v : variants()) {
+    for (DType dt : {DType::f64, DType::f32}) {
+      SCOPED_TRACE(v.name() + " " + std::string(dtype_name(dt)));
+      const Operands o = operands(v, dt);
+      const Tensor record = ops::rnn_sequence(o.projected, o.states, o.kernel, args_of(v, o));
+      ASSERT_EQ(record.shape(), (Shape{kBatch, kTime + 1, v.layout().record_width()}));
+      expect_close(states_of(v, record), step_by_step(v, o), dt == DType::f64 ? 1e-12 : 2e-6,
+                   "states");
+    }
+  }
+}
+
+TEST(RnnSequence, GradientsMatchFiniteDifferences) {
+  for (const Variant& v : variants()) {
+    SCOPED_TRACE(v.name());
+    const Operands o = operands(v, DType::f64);
+    std::vector<Tensor> xs{o.projected, o.states, o.kernel};
+    if (o.recurrent_bias.defined()) xs.push_back(o.recurrent_bias);
+    testing::expect_gradients_match(
+        [&](const std::vector<Tensor>& in) {
+          Operands with = o;
+          with.projected = in[0];
+          with.states = in[1];
+          with.kernel = in[2];
+          if (in.size() > 3) with.recurrent_bias = in[3];
+          return states_of(v, ops::rnn_sequence(in[0], in[1], in[2], args_of(v, with)));
+        },
+        xs);
+  }
+}
+
+TEST(RnnSequence, MaskedStepsCarryTheStatesThrough) {
+  const Variant v{Cell::lstm, false, true};
+  const Operands o = operands(v, DType::f32);
+  const auto r = states_of(v, ops::rnn_sequence(o.projected, o.states, o.kernel, args_of(v, o)));
+  const auto row = [&](int64_t b, int64_t s) {
+    return ops::slice(r, {b, s, 0}, {1, 1, -1}).to_vector<float>();
+  };
+  // Row 1 keeps steps 0 and 1 only; row 2 skips step 0.
+  EXPECT_EQ(row(1, 2), row(1, 3));
+  EXPECT_EQ(row(1, 2), row(1, 4));
+  EXPECT_EQ(row(2, 0), row(2, 1));
+  EXPECT_NE(row(2, 1), row(2, 2));
+}
+
+TEST(RnnSequence, ErrorsNameTheOperand) {
+  const Variant v{Cell::lstm};
+  const Operands o = operands(v, DType::f32);
+  try {
+    ops::rnn_sequence(o.projected, ops::slice(o.states, {0, 0, 0}, {-1, 1, -1}), o.kernel,
+                      args_of(v, o));
+    FAIL() << "expected a shape error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("initial_states must be [batch, 2, 3]"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace kiln
