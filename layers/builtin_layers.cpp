@@ -15,6 +15,8 @@
 #include "layers/normalization/layer_normalization.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
+#include "layers/recurrent/bidirectional.h"
+#include "layers/recurrent/recurrent_layers.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/reshaping/permute.h"
 #include "layers/reshaping/repeat_vector.h"
@@ -33,6 +35,7 @@ builtin_layer_factories() {
       {"AveragePooling1D", AveragePooling1D::from_config},
       {"AveragePooling2D", AveragePooling2D::from_config},
       {"BatchNormalization", BatchNormalization::from_config},
+      {"Bidirectional", Bidirectional::from_config},
       {"Concatenate", Concatenate::from_config},
       {"Conv1D", Conv1D::from_config},
       {"Conv2D", Conv2D::from_config},
@@ -41,11 +44,13 @@ builtin_layer_factories() {
       {"Dropout", Dropout::from_config},
       {"Embedding", Embedding::from_config},
       {"Flatten", Flatten::from_config},
+      {"GRU", GRU::from_config},
       {"GlobalAveragePooling1D", GlobalAveragePooling1D::from_config},
       {"GlobalAveragePooling2D", GlobalAveragePooling2D::from_config},
       {"GlobalMaxPooling1D", GlobalMaxPooling1D::from_config},
       {"GlobalMaxPooling2D", GlobalMaxPooling2D::from_config},
       {"InputLayer", InputLayer::from_config},
+      {"LSTM", LSTM::from_config},
       {"Lambda", Lambda::from_config},
       {"LayerNormalization", LayerNormalization::from_config},
       {"Masking", Masking::from_config},
@@ -56,6 +61,7 @@ builtin_layer_factories() {
       {"Permute", Permute::from_config},
       {"RepeatVector", RepeatVector::from_config},
       {"Reshape", Reshape::from_config},
+      {"SimpleRNN", SimpleRNN::from_config},
       {"Subtract", Subtract::from_config},
       {"UpSampling2D", UpSampling2D::from_config},
       {"ZeroPadding2D", ZeroPadding2D::from_config},

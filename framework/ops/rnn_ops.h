@@ -18,7 +18,7 @@ struct RnnSequenceArgs {
 };
 
 // projected: [batch, time, gates * units], the input projection x . W + b of every step;
-// initial_states: [batch, states, units] (h, then c for an LSTM); recurrent_kernel:
+// initial_states: [batch or 1, states, units] (h, then c for an LSTM); recurrent_kernel:
 // [units, gates * units]. Returns the record [batch, time + 1, record_width] (rnn_cell.h).
 Tensor rnn_sequence(const Tensor& projected, const Tensor& initial_states,
                     const Tensor& recurrent_kernel, const RnnSequenceArgs& args);

@@ -16,6 +16,8 @@
 #include "layers/normalization/layer_normalization.h"
 #include "layers/pooling/global_pooling.h"
 #include "layers/pooling/pooling.h"
+#include "layers/recurrent/bidirectional.h"
+#include "layers/recurrent/recurrent_layers.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/reshaping/permute.h"
 #include "layers/reshaping/repeat_vector.h"
@@ -140,6 +142,53 @@ std::vector<LayerCase> all_cases() {
        make<GlobalMaxPooling1D>(GlobalPoolingOptions{.keepdims = true}),
        {seq}},
       {"GlobalMaxPooling2D", make<GlobalMaxPooling2D>(), {image}},
+      // recurrent
+      {"SimpleRNN", make<SimpleRNN>(int64_t{4}), {seq}, 3},
+      {"SimpleRNN_relu_no_bias",
+       make<SimpleRNN>(int64_t{4}, RecurrentOptions{.activation = "relu", .use_bias = false}),
+       {seq},
+       2},
+      {"GRU_sequences_backwards",
+       make<GRU>(int64_t{4}, RecurrentOptions{.return_sequences = true, .go_backwards = true}),
+       {seq},
+       3},
+      {"GRU_initial_state_no_bias",
+       make<GRU>(int64_t{4}, RecurrentOptions{.use_bias = false, .return_state = true}),
+       {seq, {{4}}},
+       2},
+      {"LSTM", make<LSTM>(int64_t{4}), {seq}, 3},
+      {"LSTM_states_and_initial_states",
+       make<LSTM>(int64_t{4}, RecurrentOptions{.return_sequences = true, .return_state = true}),
+       {seq, {{4}}, {{4}}},
+       3},
+      {"LSTM_dropout",
+       make<LSTM>(int64_t{3},
+                  RecurrentOptions{.dropout = 0.3, .recurrent_dropout = 0.2, .seed = 3}),
+       {seq},
+       3,
+       0,
+       true},
+      {"Bidirectional_LSTM_sequences",
+       [] {
+         return std::make_shared<Bidirectional>(
+             LSTM(3, {.return_sequences = true, .zero_output_for_mask = true}));
+       },
+       {seq},
+       6},
+      {"Bidirectional_GRU_sum_states",
+       [] {
+         return std::make_shared<Bidirectional>(GRU(4, {.return_state = true}),
+                                                BidirectionalOptions{.merge_mode = "sum"});
+       },
+       {seq, {{4}}, {{4}}},
+       6},
+      {"Bidirectional_SimpleRNN_no_merge",
+       [] {
+         return std::make_shared<Bidirectional>(SimpleRNN(2),
+                                                BidirectionalOptions{.merge_mode = ""});
+       },
+       {seq},
+       6},
       // reshaping
       {"Flatten", make<Flatten>(), {image}},
       {"Reshape", make<Reshape>(Shape{3, -1}), {seq}},

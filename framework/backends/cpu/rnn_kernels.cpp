@@ -170,9 +170,11 @@ void rnn_forward(const KernelContext& c) {
   T* record = c.output.template data<T>();
   const int64_t u = q.units;
   const int64_t state_width = q.layout.states() * u;
+  const bool shared_initial = c.inputs[1].dim(0) == 1;
   for (int64_t b = 0; b < q.batch; ++b) {
     T* row = record + b * q.record_stride;
-    std::copy(initial + b * state_width, initial + (b + 1) * state_width, row);
+    const T* from = initial + (shared_initial ? 0 : b) * state_width;
+    std::copy(from, from + state_width, row);
     std::fill(row + state_width, row + q.record_width, T(0));
   }
   std::vector<T> recurrent(static_cast<size_t>(q.batch * q.width));

@@ -85,7 +85,8 @@ TensorMeta infer_rnn_sequence(std::span<const TensorMeta> in, const Attrs& attrs
       s.shape.rank() == 3 && s.shape[1] == layout.states() && s.shape[2] == layout.units,
       "initial_states must be [batch, ", layout.states(), ", ", layout.units, "], got ",
       describe(s));
-  check_batch(s, batch, "initial_states");
+  // A batch of 1 serves every sequence (zero states need no per-sequence copy).
+  if (s.shape[0] != 1) check_batch(s, batch, "initial_states");
   return {x.dtype, Shape{batch, plus_one(x.shape[1]), layout.record_width()}, x.device};
 }
 
@@ -132,7 +133,7 @@ Grads grad_rnn_sequence(const GradContext& c) {
   if (c.needs[1]) {
     const Tensor first =
         ops::strided_slice(g, {0, 0, 0}, {kSliceEnd, 1, layout.states() * units}, {1, 1, 1});
-    out[1] = ops::reshape(first, {-1, layout.states(), units});
+    out[1] = ops::sum_to_like(ops::reshape(first, {-1, layout.states(), units}), c.input(1));
   }
   if (c.needs[2]) {
     // The h each step read, in the time order of d_recurrent: record rows 0..T-1, reversed for

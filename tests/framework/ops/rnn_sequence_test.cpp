@@ -24,11 +24,13 @@ struct Variant {
   bool masked = false;
   bool dropout = false;
   Activation activation = Activation::tanh;
+  bool shared_states = false;  // one initial state of batch 1 for every sequence
 
   std::string name() const {
     const char* cells[] = {"simple", "gru", "lstm"};
     return std::string(cells[static_cast<int>(cell)]) + (reverse ? " reversed" : "") +
-           (masked ? " masked" : "") + (dropout ? " dropout" : "");
+           (masked ? " masked" : "") + (dropout ? " dropout" : "") +
+           (shared_states ? " shared states" : "");
   }
   rnn::CellLayout layout() const { return {cell, kUnits}; }
 };
@@ -42,6 +44,7 @@ std::vector<Variant> variants() {
   }
   out.push_back({Cell::simple, false, false, false, Activation::sigmoid});
   out.push_back({Cell::lstm, true, false, false, Activation::linear});
+  out.push_back({Cell::lstm, false, true, false, Activation::tanh, true});
   return out;
 }
 
@@ -59,7 +62,7 @@ Operands operands(const Variant& v, DType dtype) {
   const rnn::CellLayout l = v.layout();
   const int64_t width = l.gates() * kUnits;
   Operands o{random_f64({kBatch, kTime, width}, -1, 1, 1),
-             random_f64({kBatch, l.states(), kUnits}, -0.5, 0.5, 2),
+             random_f64({v.shared_states ? 1 : kBatch, l.states(), kUnits}, -0.5, 0.5, 2),
              random_f64({kUnits, width}, -0.6, 0.6, 3)};
   if (v.cell == Cell::gru) o.recurrent_bias = random_f64({width}, -0.3, 0.3, 4);
   if (v.masked) o.mask = make_mask();
@@ -97,10 +100,12 @@ Tensor block(const Tensor& x, int64_t k) {
 // The states after every step ([batch, time + 1, states * units]), one op at a time.
 Tensor step_by_step(const Variant& v, const Operands& o) {
   const DType dt = o.projected.dtype();
-  Tensor h = ops::reshape(ops::slice(o.states, {0, 0, 0}, {-1, 1, -1}), {kBatch, kUnits});
-  Tensor c = v.cell == Cell::lstm
-                 ? ops::reshape(ops::slice(o.states, {0, 1, 0}, {-1, 1, -1}), {kBatch, kUnits})
-                 : Tensor();
+  auto initial = [&](int64_t k) {
+    return ops::broadcast_to(
+        ops::reshape(ops::slice(o.states, {0, k, 0}, {-1, 1, -1}), {-1, kUnits}), {kBatch, kUnits});
+  };
+  Tensor h = initial(0);
+  Tensor c = v.cell == Cell::lstm ? initial(1) : Tensor();
   auto row = [&] { return c.defined() ? ops::concat({h, c}, 1) : h; };
   std::vector<Tensor> rows{row()};
   for (int64_t s = 0; s < kTime; ++s) {

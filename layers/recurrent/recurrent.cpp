@@ -1,0 +1,279 @@
+#include "layers/recurrent/recurrent.h"
+
+#include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
+#include "framework/ops/ops.h"
+#include "framework/ops/rnn_ops.h"
+#include "layers/layer_config.h"
+#include "layers/unsupported_args.h"
+
+namespace kiln::layers {
+namespace {
+
+rnn::Activation activation_of(const std::string& name, const std::string& layer) {
+  if (name == "tanh") return rnn::Activation::tanh;
+  if (name == "sigmoid") return rnn::Activation::sigmoid;
+  if (name == "relu") return rnn::Activation::relu;
+  if (name == "linear" || name.empty()) return rnn::Activation::linear;
+  throw Error(detail::concat(layer, ": activation '", name,
+                             "' is not one the recurrent kernels run (tanh, sigmoid, relu, "
+                             "linear)"));
+}
+
+// Keras's unit_forget_bias: the bias initializer's values with the forget gate's block (the
+// second of i f c o) set to one, so an LSTM starts out remembering.
+class ForgetGateBias : public initializers::Initializer {
+ public:
+  explicit ForgetGateBias(initializers::InitializerPtr base) : base_(std::move(base)) {}
+  Tensor operator()(const Shape& shape, DType dtype, random::Generator& gen) const override {
+    const int64_t units = shape[0] / 4;
+    return ops::concat(
+        {(*base_)({units}, dtype, gen), ones({units}, dtype), (*base_)({2 * units}, dtype, gen)});
+  }
+  std::string name() const override { return base_->name(); }
+
+ private:
+  initializers::InitializerPtr base_;
+};
+
+// The class name, for errors raised while constructing (before class_name() can be called).
+const char* class_of(rnn::Cell cell) {
+  return cell == rnn::Cell::simple ? "SimpleRNN" : cell == rnn::Cell::gru ? "GRU" : "LSTM";
+}
+
+Tensor row(const Tensor& matrix, int64_t i) {
+  return ops::reshape(ops::slice(matrix, {i, 0}, {1, -1}), {matrix.dim(1)});
+}
+
+}  // namespace
+
+Recurrent::Recurrent(rnn::Cell cell, int64_t units, RecurrentOptions options)
+    : Layer(options.layer_args()),
+      cell_(cell),
+      units_(units),
+      options_(std::move(options)),
+      activation_(rnn::Activation::tanh),
+      recurrent_activation_(rnn::Activation::sigmoid),
+      seed_generator_(options_.seed, "recurrent_seed") {
+  KILN_CHECK(units > 0, class_of(cell), ": units must be positive, got ", units);
+  KILN_CHECK(options_.dropout >= 0 && options_.dropout < 1 && options_.recurrent_dropout >= 0 &&
+                 options_.recurrent_dropout < 1,
+             class_of(cell), ": dropout and recurrent_dropout must be in [0, 1), got ",
+             options_.dropout, " and ", options_.recurrent_dropout);
+  activation_ = activation_of(options_.activation, class_of(cell));
+  recurrent_activation_ = activation_of(options_.recurrent_activation, class_of(cell));
+  supports_masking_ = true;
+}
+
+std::string Recurrent::label() const {
+  return detail::concat("layer '", name(), "' (", class_name(), ")");
+}
+
+void Recurrent::build(const std::vector<Shape>& input_shapes) {
+  const Shape& x = input_shapes.at(0);
+  KILN_CHECK(x.rank() == 3 && x[2] > 0, label(),
+             " expects [batch, time, features] with known features, got ", x);
+  const rnn::CellLayout layout{cell_, units_};
+  const int64_t width = layout.gates() * units_;
+  kernel_ = add_weight("kernel", {x[2], width}, initializers::get(options_.kernel_initializer),
+                       true, options_.kernel_regularizer);
+  recurrent_kernel_ = add_weight("recurrent_kernel", {units_, width},
+                                 initializers::get(options_.recurrent_initializer), true,
+                                 options_.recurrent_regularizer);
+  if (!options_.use_bias) return;
+  initializers::InitializerPtr bias_init = initializers::get(options_.bias_initializer);
+  if (cell_ == rnn::Cell::lstm && options_.unit_forget_bias)
+    bias_init = std::make_shared<ForgetGateBias>(bias_init);
+  // A GRU with reset_after has separate input and recurrent biases: rows 0 and 1.
+  const Shape shape = cell_ == rnn::Cell::gru ? Shape{2, width} : Shape{width};
+  bias_ = add_weight("bias", shape, bias_init, true, options_.bias_regularizer);
+}
+
+// The kernels run in float32 (or float64): under a mixed policy the weights are read unrounded.
+Tensor Recurrent::weight(const Variable& w) const {
+  const Tensor v = read(w);
+  return v.dtype() == DType::f32 || v.dtype() == DType::f64 ? v : w.value();
+}
+
+Tensor Recurrent::dropout_mask(const Tensor& like, double rate) const {
+  const Tensor keep =
+      ops::greater_equal(ops::random_uniform_like(like, seed_generator_.next(), like.dtype()),
+                         full({}, rate, like.dtype()));
+  return ops::cast(keep, like.dtype()) * (1.0 / (1.0 - rate));
+}
+
+// [batch or 1, states, units]: the given initial states stacked, or zeros for every sequence.
+Tensor Recurrent::initial_states(const std::vector<Tensor>& inputs, const Tensor& projected) const {
+  const int64_t states = rnn::CellLayout{cell_, units_}.states();
+  if (inputs.size() == 1) return zeros({1, states, units_}, projected.dtype());
+  KILN_CHECK(static_cast<int64_t>(inputs.size()) == 1 + states, label(), " takes ", states,
+             " initial state(s) after its input, got ", inputs.size() - 1);
+  std::vector<Tensor> given;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const Tensor& s = inputs[i];
+    KILN_CHECK(s.rank() == 2 && s.dim(1) == units_, label(), ": initial state ", i - 1,
+               " must be [batch, ", units_, "], got ", kiln::describe(s.meta()));
+    given.push_back(ops::cast(s, projected.dtype()));
+  }
+  return ops::stack(given, 1);
+}
+
+std::vector<Tensor> Recurrent::call(const std::vector<Tensor>& inputs, const CallContext& context) {
+  const Tensor& input = inputs.at(0);
+  KILN_CHECK(input.rank() == 3, label(), " expects [batch, time, features], got ",
+             kiln::describe(input.meta()));
+  const DType out_dtype = input.dtype();
+  const bool exact = out_dtype == DType::f32 || out_dtype == DType::f64;
+  Tensor x = exact ? input : ops::cast(input, DType::f32);
+  const Tensor kernel = weight(kernel_);
+  if (context.training && options_.dropout > 0)
+    x = x * dropout_mask(ops::slice(x, {0, 0, 0}, {-1, 1, -1}), options_.dropout);
+  Tensor projected = ops::matmul(x, ops::cast(kernel, x.dtype()));
+  const bool gru = cell_ == rnn::Cell::gru;
+  const rnn::CellLayout layout{cell_, units_};
+  ops::RnnSequenceArgs args{cell_, activation_, recurrent_activation_, options_.go_backwards};
+  if (options_.use_bias) {
+    const Tensor bias = ops::cast(weight(bias_), x.dtype());
+    projected = projected + (gru ? row(bias, 0) : bias);
+    if (gru) args.recurrent_bias = row(bias, 1);
+  } else if (gru) {
+    args.recurrent_bias = zeros({layout.gates() * units_}, x.dtype());
+  }
+  const Tensor mask = context.masks.empty() ? Tensor() : context.masks[0];
+  if (mask.defined())
+    args.mask =
+        mask.dtype() == DType::boolean ? mask : ops::not_equal(mask, zeros({}, mask.dtype()));
+  if (context.training && options_.recurrent_dropout > 0) {
+    const Tensor first = ops::slice(projected, {0, 0, 0}, {-1, 1, units_});
+    args.recurrent_dropout =
+        dropout_mask(ops::reshape(first, {-1, units_}), options_.recurrent_dropout);
+  }
+  const Tensor record = ops::rnn_sequence(projected, initial_states(inputs, projected),
+                                          ops::cast(weight(recurrent_kernel_), x.dtype()), args);
+
+  auto state = [&](int64_t k) {  // the final value of state k: [batch, units]
+    const Tensor last = ops::strided_slice(record, {0, -1, k * units_},
+                                           {kSliceEnd, kSliceEnd, (k + 1) * units_}, {1, 1, 1});
+    return ops::reshape(last, {-1, units_});
+  };
+  std::vector<Tensor> out;
+  if (options_.return_sequences) {
+    Tensor seq = ops::strided_slice(record, {0, 1, 0}, {kSliceEnd, kSliceEnd, units_}, {1, 1, 1});
+    if (options_.zero_output_for_mask && args.mask.defined()) {
+      const Tensor keep = ops::expand_dims(
+          options_.go_backwards
+              ? ops::strided_slice(args.mask, {0, kSliceEnd}, {kSliceEnd, kSliceEnd}, {1, -1})
+              : args.mask,
+          2);
+      seq = ops::where(keep, seq, zeros({}, seq.dtype()));
+    }
+    out.push_back(seq);
+  } else {
+    out.push_back(state(0));
+  }
+  if (options_.return_state)
+    for (int64_t k = 0; k < layout.states(); ++k) out.push_back(state(k));
+  if (!exact)
+    for (Tensor& t : out) t = ops::cast(t, out_dtype);
+  return out;
+}
+
+std::vector<Tensor> Recurrent::compute_mask(const std::vector<Tensor>&,
+                                            const std::vector<Tensor>& masks) {
+  const int64_t outputs = 1 + (options_.return_state ? rnn::CellLayout{cell_, units_}.states() : 0);
+  std::vector<Tensor> out(static_cast<size_t>(outputs));
+  if (options_.return_sequences && !masks.empty()) out[0] = masks[0];
+  return out;
+}
+
+Config Recurrent::get_config() const {
+  Config c = Layer::get_config().set("units", units_).set("activation", options_.activation);
+  if (cell_ != rnn::Cell::simple) c.set("recurrent_activation", options_.recurrent_activation);
+  c.set("use_bias", options_.use_bias)
+      .set("kernel_initializer", serialize_initializer(options_.kernel_initializer))
+      .set("recurrent_initializer", serialize_initializer(options_.recurrent_initializer))
+      .set("bias_initializer", serialize_initializer(options_.bias_initializer));
+  if (cell_ == rnn::Cell::lstm) c.set("unit_forget_bias", options_.unit_forget_bias);
+  if (cell_ == rnn::Cell::gru) c.set("reset_after", true);
+  return c.set("kernel_regularizer", serialize_regularizer(options_.kernel_regularizer))
+      .set("recurrent_regularizer", serialize_regularizer(options_.recurrent_regularizer))
+      .set("bias_regularizer", serialize_regularizer(options_.bias_regularizer))
+      .set("activity_regularizer", Config())
+      .set("kernel_constraint", Config())
+      .set("recurrent_constraint", Config())
+      .set("bias_constraint", Config())
+      .set("dropout", options_.dropout)
+      .set("recurrent_dropout", options_.recurrent_dropout)
+      .set("seed", options_.seed ? Config(*options_.seed) : Config())
+      .set("return_sequences", options_.return_sequences)
+      .set("return_state", options_.return_state)
+      .set("go_backwards", options_.go_backwards)
+      .set("stateful", false)
+      .set("unroll", false)
+      .set("zero_output_for_mask", options_.zero_output_for_mask);
+}
+
+RecurrentOptions Recurrent::options_from_config(const Config& c, rnn::Cell cell,
+                                                std::string_view class_name) {
+  check_layer_keys(c,
+                   {"units",
+                    "activation",
+                    "recurrent_activation",
+                    "use_bias",
+                    "kernel_initializer",
+                    "recurrent_initializer",
+                    "bias_initializer",
+                    "unit_forget_bias",
+                    "reset_after",
+                    "kernel_regularizer",
+                    "recurrent_regularizer",
+                    "bias_regularizer",
+                    "activity_regularizer",
+                    "kernel_constraint",
+                    "recurrent_constraint",
+                    "bias_constraint",
+                    "dropout",
+                    "recurrent_dropout",
+                    "seed",
+                    "return_sequences",
+                    "return_state",
+                    "go_backwards",
+                    "stateful",
+                    "unroll",
+                    "zero_output_for_mask",
+                    "use_cudnn",
+                    "time_major"},
+                   class_name);
+  require_null(
+      c, {"activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint"},
+      class_name);
+  KILN_CHECK(!c.get_bool("stateful", false), class_name,
+             ": stateful recurrent layers are not supported (carry states with return_state and "
+             "initial states instead)");
+  KILN_CHECK(!c.get_bool("time_major", false), class_name,
+             ": time_major input is not supported (inputs are [batch, time, features])");
+  KILN_CHECK(cell != rnn::Cell::gru || c.get_bool("reset_after", true), class_name,
+             ": only reset_after=true (Keras's default) is supported");
+  RecurrentOptions o;
+  o.activation = c.get_string("activation", o.activation);
+  o.recurrent_activation = c.get_string("recurrent_activation", o.recurrent_activation);
+  o.use_bias = c.get_bool("use_bias", o.use_bias);
+  o.kernel_initializer = initializer_name(c, "kernel_initializer", o.kernel_initializer);
+  o.recurrent_initializer = initializer_name(c, "recurrent_initializer", o.recurrent_initializer);
+  o.bias_initializer = initializer_name(c, "bias_initializer", o.bias_initializer);
+  o.unit_forget_bias = c.get_bool("unit_forget_bias", o.unit_forget_bias);
+  o.kernel_regularizer = regularizer_of(c, "kernel_regularizer");
+  o.recurrent_regularizer = regularizer_of(c, "recurrent_regularizer");
+  o.bias_regularizer = regularizer_of(c, "bias_regularizer");
+  o.dropout = c.get_double("dropout", o.dropout);
+  o.recurrent_dropout = c.get_double("recurrent_dropout", o.recurrent_dropout);
+  if (const Config* s = c.find("seed"); s != nullptr && !s->is_null()) o.seed = s->as_int();
+  o.return_sequences = c.get_bool("return_sequences", o.return_sequences);
+  o.return_state = c.get_bool("return_state", o.return_state);
+  o.go_backwards = c.get_bool("go_backwards", o.go_backwards);
+  o.zero_output_for_mask = c.get_bool("zero_output_for_mask", o.zero_output_for_mask);
+  read_layer_args(c, o);
+  return o;
+}
+
+}  // namespace kiln::layers
