@@ -2,7 +2,9 @@
 // exp, sigmoid and tanh for float32 written without branches or library calls, so loops over
 // them vectorize (std::exp stays scalar without -ffast-math, and a recurrent step spends more
 // time in its gates' transcendentals than in its matmul otherwise). Accurate to a few ulp;
-// float64 callers get the standard library.
+// float64 callers get the standard library. Files using them compile with -fno-trapping-math:
+// with trapping math GCC keeps the clamps' branches and the loops stay scalar.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -12,7 +14,7 @@ namespace kiln::cpu {
 // e^x: x = n ln2 + r with |r| <= ln2/2, e^r by a degree-6 polynomial, 2^n through the exponent
 // bits. Inputs are clamped to the finite float range.
 inline float fast_exp(float x) {
-  x = x < -87.3f ? -87.3f : (x > 88.3f ? 88.3f : x);
+  x = std::min(std::max(x, -87.3f), 88.3f);
   // Round to nearest by adding and subtracting 1.5 * 2^23 (no floor/round call to vectorize).
   const float n = (x * 1.44269504f + 12582912.0f) - 12582912.0f;
   float r = x - n * 0.693359375f;
@@ -43,7 +45,7 @@ inline float fast_tanh(float x) {
   p = p * z - 3.33332819422e-1f;
   const float small = x + x * z * p;
   const float large = 1.0f - 2.0f / (fast_exp(2.0f * x) + 1.0f);
-  return (x > -0.625f && x < 0.625f) ? small : large;
+  return std::fabs(x) < 0.625f ? small : large;
 }
 
 template <typename T>

@@ -119,6 +119,33 @@ void for_rows(int64_t rows, int64_t row_work, Fn&& fn) {
                });
 }
 
+// The rows a step updates (unmasked ones), packed so the recurrent matmul skips the others: with
+// every row active the matmul reads the record in place, else the active rows are gathered.
+class ActiveRows {
+ public:
+  explicit ActiveRows(int64_t batch)
+      : slots_(static_cast<size_t>(batch)), rows_(static_cast<size_t>(batch)) {}
+
+  template <typename T>
+  void find(const Sequence<T>& q, int64_t t) {
+    count_ = 0;
+    for (int64_t b = 0; b < q.batch; ++b) {
+      slots_[static_cast<size_t>(b)] = q.keeps(b, t) ? count_ : -1;
+      if (q.keeps(b, t)) rows_[static_cast<size_t>(count_++)] = b;
+    }
+  }
+  int64_t count() const { return count_; }
+  bool compacted() const { return count_ < static_cast<int64_t>(rows_.size()); }
+  bool has(int64_t b) const { return slots_[static_cast<size_t>(b)] >= 0; }
+  int64_t row(int64_t i) const { return rows_[static_cast<size_t>(i)]; }
+  int64_t slot(int64_t b) const { return slots_[static_cast<size_t>(b)]; }
+
+ private:
+  std::vector<int64_t> slots_;  // per batch row: its index among the active rows, or -1
+  std::vector<int64_t> rows_;   // the active rows in order
+  int64_t count_ = 0;
+};
+
 // One unmasked step of one batch row: x the input projection, p the recurrent one (h_prev . U),
 // prev and out the record rows before and after the step.
 template <typename T>
@@ -178,28 +205,39 @@ void rnn_forward(const KernelContext& c) {
     std::fill(row + state_width, row + q.record_width, T(0));
   }
   std::vector<T> recurrent(static_cast<size_t>(q.batch * q.width));
-  std::vector<T> dropped(q.dropout != nullptr ? static_cast<size_t>(q.batch * u) : 0);
+  std::vector<T> gathered(static_cast<size_t>(q.batch * u));
+  ActiveRows active(q.batch);
   for (int64_t s = 0; s < q.time; ++s) {
     const int64_t t = q.time_of(s);
+    active.find(q, t);
     const T* h_prev = record + s * q.record_width;
-    int64_t ld = q.record_stride;
-    if (q.dropout != nullptr) {
-      for (int64_t b = 0; b < q.batch; ++b)
-        for (int64_t j = 0; j < u; ++j)
-          dropped[static_cast<size_t>(b * u + j)] = h_prev[b * ld + j] * q.dropout[b * u + j];
-      h_prev = dropped.data();
-      ld = u;
+    if (active.count() > 0) {
+      // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
+      if (active.compacted() || q.dropout != nullptr) {
+        for (int64_t i = 0; i < active.count(); ++i) {
+          const int64_t b = active.row(i);
+          const T* from = h_prev + b * q.record_stride;
+          T* to = gathered.data() + i * u;
+          for (int64_t j = 0; j < u; ++j)
+            to[j] = q.dropout != nullptr ? from[j] * q.dropout[b * u + j] : from[j];
+        }
+        gemm(false, active.count(), q.width, u, gathered.data(), u, q.kernel, q.width,
+             recurrent.data(), q.width);
+      } else {
+        gemm(false, q.batch, q.width, u, h_prev, q.record_stride, q.kernel, q.width,
+             recurrent.data(), q.width);
+      }
     }
-    gemm(false, q.batch, q.width, u, h_prev, ld, q.kernel, q.width, recurrent.data(), q.width);
     for_rows(q.batch, q.width, [&](int64_t b) {
       const T* prev = record + b * q.record_stride + s * q.record_width;
       T* out = record + b * q.record_stride + (s + 1) * q.record_width;
-      if (!q.keeps(b, t)) {
+      if (!active.has(b)) {
         std::copy(prev, prev + state_width, out);
         std::fill(out + state_width, out + q.record_width, T(0));
         return;
       }
-      cell_forward(q, x + (b * q.time + t) * q.width, recurrent.data() + b * q.width, prev, out);
+      cell_forward(q, x + (b * q.time + t) * q.width, recurrent.data() + active.slot(b) * q.width,
+                   prev, out);
     });
   }
 }
@@ -277,9 +315,11 @@ void rnn_backward(const KernelContext& c) {
   std::vector<T> dh(static_cast<size_t>(q.batch * u), T(0));
   std::vector<T> dc(lstm ? dh.size() : 0, T(0));
   std::vector<T> through(dh.size());  // d(h_prev) through the recurrent matmul
-  std::vector<char> kept(static_cast<size_t>(q.batch));
+  std::vector<T> gathered(static_cast<size_t>(q.batch * q.width));
+  ActiveRows active(q.batch);
   for (int64_t s = q.time - 1; s >= 0; --s) {
     const int64_t t = q.time_of(s);
+    active.find(q, t);
     for_rows(q.batch, q.width, [&](int64_t b) {
       const T* prev = record + b * q.record_stride + s * q.record_width;
       const T* out = prev + q.record_width;
@@ -290,19 +330,29 @@ void rnn_backward(const KernelContext& c) {
       if (lstm)
         for (int64_t j = 0; j < u; ++j) dc_b[j] += d_out[u + j];
       T* g = grads + b * grad_stride + (t + 1) * grad_width;
-      kept[static_cast<size_t>(b)] = q.keeps(b, t);
-      if (!q.keeps(b, t)) {  // the states passed through: so does their gradient
+      if (!active.has(b)) {  // the states passed through: so does their gradient
         std::fill(g, g + grad_width, T(0));
         return;
       }
       cell_backward(q, prev, out, dh_b, dc_b, g);
     });
-    gemm(true, q.batch, u, q.width, grads + (t + 1) * grad_width + recurrent_column, grad_stride,
-         q.kernel, q.width, through.data(), u);
+    if (active.count() == 0) continue;
+    const T* d_recurrent = grads + (t + 1) * grad_width + recurrent_column;
+    if (active.compacted()) {
+      for (int64_t i = 0; i < active.count(); ++i) {
+        const T* from = d_recurrent + active.row(i) * grad_stride;
+        std::copy(from, from + q.width, gathered.data() + i * q.width);
+      }
+      gemm(true, active.count(), u, q.width, gathered.data(), q.width, q.kernel, q.width,
+           through.data(), u);
+    } else {
+      gemm(true, q.batch, u, q.width, d_recurrent, grad_stride, q.kernel, q.width, through.data(),
+           u);
+    }
     for_rows(q.batch, u, [&](int64_t b) {
-      if (!kept[static_cast<size_t>(b)]) return;
+      if (!active.has(b)) return;
       T* dh_b = dh.data() + b * u;
-      const T* from = through.data() + b * u;
+      const T* from = through.data() + active.slot(b) * u;
       const T* drop = q.dropout != nullptr ? q.dropout + b * u : nullptr;
       for (int64_t j = 0; j < u; ++j) dh_b[j] += drop != nullptr ? from[j] * drop[j] : from[j];
     });
