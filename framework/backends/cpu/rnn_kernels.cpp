@@ -124,7 +124,7 @@ void for_rows(int64_t rows, int64_t row_work, Fn&& fn) {
 class ActiveRows {
  public:
   explicit ActiveRows(int64_t batch)
-      : slots_(static_cast<size_t>(batch)), rows_(static_cast<size_t>(batch)) {}
+      : slots_(static_cast<size_t>(batch), -1), rows_(static_cast<size_t>(batch)) {}
 
   template <typename T>
   void find(const Sequence<T>& q, int64_t t) {
@@ -316,11 +316,21 @@ void rnn_backward(const KernelContext& c) {
   std::vector<T> dc(lstm ? dh.size() : 0, T(0));
   std::vector<T> through(dh.size());  // d(h_prev) through the recurrent matmul
   std::vector<T> gathered(static_cast<size_t>(q.batch * q.width));
-  ActiveRows active(q.batch);
+  // The rows of this step and of the one after it, whose matmul result `through` still holds:
+  // adding it in the next pass over the rows saves a pass (and a wake-up of the threads).
+  ActiveRows active(q.batch), later(q.batch);
+  auto add_through = [&](int64_t b) {
+    if (!later.has(b)) return;
+    T* dh_b = dh.data() + b * u;
+    const T* from = through.data() + later.slot(b) * u;
+    const T* drop = q.dropout != nullptr ? q.dropout + b * u : nullptr;
+    for (int64_t j = 0; j < u; ++j) dh_b[j] += drop != nullptr ? from[j] * drop[j] : from[j];
+  };
   for (int64_t s = q.time - 1; s >= 0; --s) {
     const int64_t t = q.time_of(s);
     active.find(q, t);
     for_rows(q.batch, q.width, [&](int64_t b) {
+      add_through(b);
       const T* prev = record + b * q.record_stride + s * q.record_width;
       const T* out = prev + q.record_width;
       const T* d_out = d_record + b * q.record_stride + (s + 1) * q.record_width;
@@ -336,29 +346,24 @@ void rnn_backward(const KernelContext& c) {
       }
       cell_backward(q, prev, out, dh_b, dc_b, g);
     });
-    if (active.count() == 0) continue;
+    std::swap(active, later);
+    if (later.count() == 0) continue;
     const T* d_recurrent = grads + (t + 1) * grad_width + recurrent_column;
-    if (active.compacted()) {
-      for (int64_t i = 0; i < active.count(); ++i) {
-        const T* from = d_recurrent + active.row(i) * grad_stride;
+    if (later.compacted()) {
+      for (int64_t i = 0; i < later.count(); ++i) {
+        const T* from = d_recurrent + later.row(i) * grad_stride;
         std::copy(from, from + q.width, gathered.data() + i * q.width);
       }
-      gemm(true, active.count(), u, q.width, gathered.data(), q.width, q.kernel, q.width,
+      gemm(true, later.count(), u, q.width, gathered.data(), q.width, q.kernel, q.width,
            through.data(), u);
     } else {
       gemm(true, q.batch, u, q.width, d_recurrent, grad_stride, q.kernel, q.width, through.data(),
            u);
     }
-    for_rows(q.batch, u, [&](int64_t b) {
-      if (!active.has(b)) return;
-      T* dh_b = dh.data() + b * u;
-      const T* from = through.data() + active.slot(b) * u;
-      const T* drop = q.dropout != nullptr ? q.dropout + b * u : nullptr;
-      for (int64_t j = 0; j < u; ++j) dh_b[j] += drop != nullptr ? from[j] * drop[j] : from[j];
-    });
   }
   // Row 0: the initial states' gradient (plus any read of record row 0 itself).
   for (int64_t b = 0; b < q.batch; ++b) {
+    add_through(b);
     T* g = grads + b * grad_stride;
     const T* d0 = d_record + b * q.record_stride;
     std::fill(g, g + grad_width, T(0));
