@@ -64,6 +64,11 @@ Bidirectional::Bidirectional(LayerRef layer, BidirectionalOptions options)
   supports_masking_ = true;
 }
 
+void Bidirectional::build(const std::vector<Shape>& input_shapes) {
+  forward_->build_from({input_shapes.at(0)});
+  backward_->build_from({input_shapes.at(0)});
+}
+
 std::vector<Tensor> Bidirectional::call(const std::vector<Tensor>& inputs,
                                         const CallContext& context) {
   const size_t states = (inputs.size() - 1) / 2;

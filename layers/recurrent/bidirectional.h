@@ -29,6 +29,7 @@ class Bidirectional : public Layer {
   explicit Bidirectional(LayerRef layer, BidirectionalOptions options = {});
   static LayerPtr from_config(const Config& config);
 
+  void build(const std::vector<Shape>& input_shapes) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
