@@ -1,5 +1,6 @@
 #include "layers/builtin_layers.h"
 
+#include "layers/attention/multi_head_attention.h"
 #include "layers/conv/conv.h"
 #include "layers/conv/depthwise_conv2d.h"
 #include "layers/core/activation.h"
@@ -57,6 +58,7 @@ builtin_layer_factories() {
       {"MaxPooling1D", MaxPooling1D::from_config},
       {"MaxPooling2D", MaxPooling2D::from_config},
       {"Maximum", Maximum::from_config},
+      {"MultiHeadAttention", MultiHeadAttention::from_config},
       {"Multiply", Multiply::from_config},
       {"Permute", Permute::from_config},
       {"RepeatVector", RepeatVector::from_config},

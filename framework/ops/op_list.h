@@ -19,7 +19,7 @@
 #define KILN_OTHER_OPS(X)                                                                  \
   X(identity) X(cast) X(where) X(argmax) X(argmin) X(matmul) X(reshape) X(transpose)       \
   X(expand_dims) X(squeeze) X(broadcast_to) X(broadcast_like) X(reshape_like) X(size_of)   \
-  X(strided_slice) X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add)         \
+  X(strided_slice) X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add) X(range_like)         \
   X(conv2d) X(conv2d_backprop_input) X(conv2d_backprop_filter) X(max_pool2d)               \
   X(max_pool2d_grad) X(avg_pool2d) X(avg_pool2d_grad) X(random_uniform) X(rnn_sequence)        \
   X(rnn_sequence_grad)

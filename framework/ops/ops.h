@@ -132,6 +132,9 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis);
 Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& updates,
                    int64_t axis = 0);
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::f32);
+// int64 0, 1, ..., n - 1 for n = like's size along `axis` when the op runs (positions along an
+// axis of unknown size while tracing, a causal mask's rows and columns).
+Tensor range_like(const Tensor& like, int64_t axis);
 
 // ---- random (stateless) ----
 // Uniform values in [0, 1) of like's shape (read when the op runs, so unknown dims trace), from

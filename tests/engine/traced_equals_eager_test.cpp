@@ -176,6 +176,10 @@ std::vector<Case> cases() {
            [](const auto& v) {
              return avg_pool2d(v[0], {3, 3}, {2, 2}, Padding::same);
            }},
+      Case{"range_like",
+           {img},
+           [](const auto& v) { return cast(range_like(v[0], 2), DType::f32); },
+           false},
       Case{"rnn_sequence",
            {rand({2, 3, 8}), rand({2, 2, 2}), rand({2, 8})},
            [](const auto& v) {

@@ -1,6 +1,7 @@
 // The layer harness's cases: every built-in layer class at least once, with the arguments that
 // change its code path (padding, strides, dilation, groups, axes, masks off and on).
 #include "framework/ops/ops.h"
+#include "layers/attention/multi_head_attention.h"
 #include "layers/conv/conv.h"
 #include "layers/conv/depthwise_conv2d.h"
 #include "layers/core/activation.h"
@@ -189,6 +190,22 @@ std::vector<LayerCase> all_cases() {
        },
        {seq},
        6},
+      // attention
+      {"MultiHeadAttention_self", make<MultiHeadAttention>(int64_t{2}, int64_t{3}), {seq, seq}, 8},
+      {"MultiHeadAttention_causal_key_no_bias",
+       make<MultiHeadAttention>(
+           int64_t{1}, int64_t{4},
+           MultiHeadAttentionOptions{
+               .value_dim = 2, .use_bias = false, .output_shape = 5, .use_causal_mask = true}),
+       {seq, {{7, 3}}, {{7, 2}}},
+       4},
+      {"MultiHeadAttention_dropout",
+       make<MultiHeadAttention>(int64_t{2}, int64_t{2},
+                                MultiHeadAttentionOptions{.dropout = 0.3, .seed = 5}),
+       {seq, {{4, 3}}},
+       8,
+       0,
+       true},
       // reshaping
       {"Flatten", make<Flatten>(), {image}},
       {"Reshape", make<Reshape>(Shape{3, -1}), {seq}},

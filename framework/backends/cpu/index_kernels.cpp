@@ -78,9 +78,15 @@ void scatter_add_kernel(const KernelContext& c) {
   });
 }
 
+void range_like_kernel(const KernelContext& c) {
+  int64_t* out = c.output.data<int64_t>();
+  for (int64_t i = 0; i < c.output.numel(); ++i) out[i] = i;
+}
+
 }  // namespace
 
 void register_index_kernels(OpTable& t) {
+  t.set_kernel(OpId::range_like, DeviceType::cpu, range_like_kernel);
   t.set_kernel(OpId::gather, DeviceType::cpu, gather_kernel);
   t.set_kernel(OpId::scatter_add, DeviceType::cpu, scatter_add_kernel);
 }

@@ -58,11 +58,20 @@ int checked_axis(int64_t axis, const Tensor& x, const char* op) {
   }
 }
 
+// range_like: int64 [like.shape[axis]] holding 0, 1, ...; the length is read when the op runs.
+TensorMeta infer_range_like(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const int64_t axis = attrs.get_int("axis");
+  KILN_SHAPE_CHECK(axis >= 0 && axis < in[0].shape.rank(), "axis ", axis, " is out of range for ",
+                   describe(in[0]));
+  return {DType::i64, Shape{in[0].shape[static_cast<int>(axis)]}, in[0].device};
+}
+
 }  // namespace
 
 void define_index_ops(OpTable& t) {
   defs::def(t, OpId::gather, "gather", 2, infer_gather, grad_gather);
   defs::def(t, OpId::scatter_add, "scatter_add", 3, infer_scatter_add, grad_scatter_add);
+  defs::def(t, OpId::range_like, "range_like", 1, infer_range_like, nullptr);
 }
 
 namespace ops {
@@ -127,6 +136,11 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
   const Tensor flat_index =
       offsets + cast(indices, DType::i64) * static_cast<double>(x_strides[static_cast<size_t>(a)]);
   return gather(reshape(x, {x.numel()}), flat_index, 0);
+}
+
+Tensor range_like(const Tensor& like, int64_t axis) {
+  const int a = checked_axis(axis, like, "range_like");
+  return apply(OpId::range_like, {stop_gradient(like)}, {{"axis", int64_t{a}}});
 }
 
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype) {

@@ -1,0 +1,206 @@
+#include "layers/attention/multi_head_attention.h"
+
+#include <cmath>
+
+#include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
+#include "framework/ops/ops.h"
+#include "layers/layer_config.h"
+#include "layers/unsupported_args.h"
+
+namespace kiln::layers {
+namespace {
+
+// Keras's stand-in for -inf in masked softmax inputs: exp of it is exactly zero.
+double large_negative(DType dtype) {
+  return dtype == DType::f16 ? -3e4 : -1e9;
+}
+
+Tensor heads_slice(const Tensor& x, int64_t head, int64_t width) {
+  return ops::strided_slice(x, {0, 0, head * width}, {kSliceEnd, kSliceEnd, (head + 1) * width},
+                            {1, 1, 1});
+}
+
+Tensor and_mask(const Tensor& a, const Tensor& b) {
+  return a.defined() ? ops::logical_and(a, b) : b;
+}
+
+}  // namespace
+
+MultiHeadAttention::MultiHeadAttention(int64_t num_heads, int64_t key_dim,
+                                       MultiHeadAttentionOptions options)
+    : Layer(options.layer_args()),
+      num_heads_(num_heads),
+      key_dim_(key_dim),
+      value_dim_(options.value_dim > 0 ? options.value_dim : key_dim),
+      options_(std::move(options)),
+      seed_generator_(options_.seed, "attention_seed") {
+  KILN_CHECK(num_heads > 0 && key_dim > 0, "MultiHeadAttention: num_heads and key_dim must be ",
+             "positive, got ", num_heads, " and ", key_dim);
+  KILN_CHECK(options_.dropout >= 0 && options_.dropout < 1,
+             "MultiHeadAttention: dropout must be in [0, 1), got ", options_.dropout);
+  supports_masking_ = true;
+}
+
+MultiHeadAttention::Projection MultiHeadAttention::add_projection(const std::string& name,
+                                                                  const Shape& kernel,
+                                                                  const Shape& bias) {
+  Projection p;
+  p.kernel = add_weight(name + "/kernel", kernel, initializers::get(options_.kernel_initializer),
+                        true, options_.kernel_regularizer);
+  if (options_.use_bias)
+    p.bias = add_weight(name + "/bias", bias, initializers::get(options_.bias_initializer), true,
+                        options_.bias_regularizer);
+  return p;
+}
+
+void MultiHeadAttention::build(const std::vector<Shape>& shapes) {
+  KILN_CHECK(shapes.size() >= 2 && shapes.size() <= 4, "layer '", name(),
+             "' (MultiHeadAttention) takes query, value[, key[, attention_mask]], got ",
+             shapes.size(), " inputs");
+  auto last = [&](size_t i, const char* what) {
+    const int64_t d = shapes[i].rank() == 3 ? shapes[i][2] : -1;
+    KILN_CHECK(d > 0, "layer '", name(), "' (MultiHeadAttention): the ", what,
+               " must be [batch, time, dim] with a known dim, got ", shapes[i]);
+    return d;
+  };
+  const int64_t query_dim = last(0, "query"), value_dim = last(1, "value");
+  const int64_t key_dim = shapes.size() > 2 ? last(2, "key") : value_dim;
+  const int64_t out = options_.output_shape > 0 ? options_.output_shape : query_dim;
+  query_ = add_projection("query", {query_dim, num_heads_, key_dim_}, {num_heads_, key_dim_});
+  key_ = add_projection("key", {key_dim, num_heads_, key_dim_}, {num_heads_, key_dim_});
+  value_ = add_projection("value", {value_dim, num_heads_, value_dim_}, {num_heads_, value_dim_});
+  output_ = add_projection("attention_output", {num_heads_, value_dim_, out}, {out});
+}
+
+// One matmul with the kernel flattened to 2-D: x [batch, T, dim] . [dim, heads * width] for the
+// input projections (the heads become column blocks), [batch, T, heads * width] . [heads *
+// width, out] for the output one.
+Tensor MultiHeadAttention::project(const Projection& p, const Tensor& x) const {
+  const Tensor k = read(p.kernel);
+  const int64_t rows = x.dim(-1);
+  Tensor y = ops::matmul(x, ops::reshape(k, {rows, k.numel() / rows}));
+  if (options_.use_bias) y = y + ops::reshape(read(p.bias), {p.bias.shape().numel()});
+  return y;
+}
+
+// [batch, Tq, Tk] (or broadcastable) bool, or undefined when nothing is masked.
+Tensor MultiHeadAttention::attention_mask(const std::vector<Tensor>& inputs,
+                                          const CallContext& context, const Tensor& scores) const {
+  Tensor mask;
+  auto input_mask = [&](size_t i) {
+    return i < context.masks.size() ? context.masks[i] : Tensor();
+  };
+  if (const Tensor q = input_mask(0); q.defined()) mask = ops::expand_dims(q, 2);
+  const Tensor v = input_mask(1);
+  const Tensor k = inputs.size() > 2 ? input_mask(2) : v;
+  if (v.defined()) mask = and_mask(mask, ops::expand_dims(v, 1));
+  if (k.defined() && inputs.size() > 2) mask = and_mask(mask, ops::expand_dims(k, 1));
+  if (options_.use_causal_mask) {
+    const Tensor rows = ops::expand_dims(ops::range_like(scores, 1), 1);
+    const Tensor cols = ops::expand_dims(ops::range_like(scores, 2), 0);
+    mask = and_mask(mask, ops::less_equal(cols, rows));
+  }
+  if (inputs.size() > 3) {
+    const Tensor& given = inputs[3];
+    mask = and_mask(mask, given.dtype() == DType::boolean
+                              ? given
+                              : ops::not_equal(given, zeros({}, given.dtype())));
+  }
+  return mask;
+}
+
+std::vector<Tensor> MultiHeadAttention::call(const std::vector<Tensor>& inputs,
+                                             const CallContext& context) {
+  const Tensor& query_in = inputs.at(0);
+  const Tensor& value_in = inputs.at(1);
+  const Tensor& key_in = inputs.size() > 2 ? inputs[2] : value_in;
+  const Tensor q = project(query_, query_in) * (1.0 / std::sqrt(static_cast<double>(key_dim_)));
+  const Tensor k = project(key_, key_in);
+  const Tensor v = project(value_, value_in);
+  std::vector<Tensor> heads;
+  Tensor mask;
+  for (int64_t h = 0; h < num_heads_; ++h) {
+    Tensor scores = ops::matmul(heads_slice(q, h, key_dim_), heads_slice(k, h, key_dim_), false,
+                                true);  // [batch, Tq, Tk]
+    if (h == 0) mask = attention_mask(inputs, context, scores);
+    // As Keras's masked softmax: masked scores out, and masked probabilities zero (a query
+    // step with every key masked, a padded one, attends to nothing).
+    if (mask.defined())
+      scores = ops::where(mask, scores, full({}, large_negative(scores.dtype()), scores.dtype()));
+    Tensor probs = ops::softmax(scores, -1);
+    if (mask.defined()) probs = ops::where(mask, probs, zeros({}, probs.dtype()));
+    if (context.training && options_.dropout > 0) {
+      const Tensor keep =
+          ops::greater_equal(ops::random_uniform_like(probs, seed_generator_.next(), probs.dtype()),
+                             full({}, options_.dropout, probs.dtype()));
+      probs = ops::where(keep, probs * (1.0 / (1.0 - options_.dropout)), zeros({}, probs.dtype()));
+    }
+    heads.push_back(ops::matmul(probs, heads_slice(v, h, value_dim_)));
+  }
+  return {project(output_, num_heads_ == 1 ? heads[0] : ops::concat(heads, 2))};
+}
+
+std::vector<Tensor> MultiHeadAttention::compute_mask(const std::vector<Tensor>&,
+                                                     const std::vector<Tensor>& masks) {
+  return {masks.empty() ? Tensor() : masks[0]};
+}
+
+Config MultiHeadAttention::get_config() const {
+  return Layer::get_config()
+      .set("num_heads", num_heads_)
+      .set("key_dim", key_dim_)
+      .set("value_dim", value_dim_)
+      .set("dropout", options_.dropout)
+      .set("use_bias", options_.use_bias)
+      .set("output_shape", options_.output_shape > 0 ? Config(options_.output_shape) : Config())
+      .set("attention_axes", Config())
+      .set("use_causal_mask", options_.use_causal_mask)
+      .set("kernel_initializer", serialize_initializer(options_.kernel_initializer))
+      .set("bias_initializer", serialize_initializer(options_.bias_initializer))
+      .set("kernel_regularizer", serialize_regularizer(options_.kernel_regularizer))
+      .set("bias_regularizer", serialize_regularizer(options_.bias_regularizer))
+      .set("activity_regularizer", Config())
+      .set("kernel_constraint", Config())
+      .set("bias_constraint", Config())
+      .set("seed", options_.seed ? Config(*options_.seed) : Config());
+}
+
+LayerPtr MultiHeadAttention::from_config(const Config& c) {
+  check_layer_keys(
+      c,
+      {"num_heads", "key_dim", "value_dim", "dropout", "use_bias", "output_shape", "attention_axes",
+       "use_causal_mask", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+       "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "seed",
+       "flash_attention", "use_gate", "sliding_window"},
+      "MultiHeadAttention");
+  require_null(c,
+               {"activity_regularizer", "kernel_constraint", "bias_constraint", "flash_attention",
+                "sliding_window"},
+               "MultiHeadAttention");
+  // Keras writes the time axis, [1], once built: the only axes kiln attends over.
+  const Config* axes = c.find("attention_axes");
+  KILN_CHECK(axes == nullptr || axes->is_null() ||
+                 (axes->is_list() && axes->size() == 1 && axes->at(0).as_int() == 1),
+             "MultiHeadAttention: attention_axes other than the time axis ([1]) are not supported");
+  KILN_CHECK(!c.get_bool("use_gate", false),
+             "MultiHeadAttention: use_gate (gated attention) is not supported");
+  MultiHeadAttentionOptions o;
+  if (const Config* v = c.find("value_dim"); v != nullptr && !v->is_null())
+    o.value_dim = v->as_int();
+  o.dropout = c.get_double("dropout", o.dropout);
+  o.use_bias = c.get_bool("use_bias", o.use_bias);
+  if (const Config* s = c.find("output_shape"); s != nullptr && !s->is_null())
+    o.output_shape = s->is_list() ? s->at(0).as_int() : s->as_int();
+  o.use_causal_mask = c.get_bool("use_causal_mask", o.use_causal_mask);
+  o.kernel_initializer = initializer_name(c, "kernel_initializer", o.kernel_initializer);
+  o.bias_initializer = initializer_name(c, "bias_initializer", o.bias_initializer);
+  o.kernel_regularizer = regularizer_of(c, "kernel_regularizer");
+  o.bias_regularizer = regularizer_of(c, "bias_regularizer");
+  if (const Config* s = c.find("seed"); s != nullptr && !s->is_null()) o.seed = s->as_int();
+  read_layer_args(c, o);
+  return std::make_shared<MultiHeadAttention>(c["num_heads"].as_int(), c["key_dim"].as_int(),
+                                              std::move(o));
+}
+
+}  // namespace kiln::layers
