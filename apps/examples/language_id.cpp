@@ -1,7 +1,8 @@
 // Language identification on Debian's fortune cookies (en, de, es, it, pl, cs; entries from a
-// few characters to thousands): characters through Embedding(mask_zero), a per-character Dense
-// layer, a masked average over the characters and a classifier. Before training it shows what
-// one epoch costs in traces and time for each way of feeding variable-length batches:
+// few characters to thousands, cut to their first kMaxLength): characters through
+// Embedding(mask_zero), an LSTM over every step, a masked max over the steps and a classifier.
+// Before training it shows what one epoch costs in traces and time for each way of feeding
+// variable-length batches:
 //   padded per batch, exact shapes          -> a trace per distinct batch length (tf.function)
 //   bucketed to K boundaries, exact shapes  -> at most one trace per bucket
 //   padded per batch, reduce_retracing      -> two traces
@@ -25,8 +26,8 @@ using datasets::Dataset;
 
 namespace {
 
-// Entries are cut to this many characters (a few in a thousand are longer); the last bucket
-// boundary lies just above it.
+// Entries are cut to this many characters: the language shows long before, and the recurrence
+// costs time in proportion to the length. The last bucket boundary lies just above it.
 constexpr int64_t kMaxLength = 400;
 const std::vector<int64_t> kBoundaries{32, 64, 96, 128, 192, 256, kMaxLength + 1};
 
