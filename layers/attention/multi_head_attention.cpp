@@ -1,5 +1,6 @@
 #include "layers/attention/multi_head_attention.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "framework/core/error.h"
@@ -92,10 +93,8 @@ Tensor MultiHeadAttention::attention_mask(const std::vector<Tensor>& inputs,
     return i < context.masks.size() ? context.masks[i] : Tensor();
   };
   if (const Tensor q = input_mask(0); q.defined()) mask = ops::expand_dims(q, 2);
-  const Tensor v = input_mask(1);
-  const Tensor k = inputs.size() > 2 ? input_mask(2) : v;
-  if (v.defined()) mask = and_mask(mask, ops::expand_dims(v, 1));
-  if (k.defined() && inputs.size() > 2) mask = and_mask(mask, ops::expand_dims(k, 1));
+  for (size_t i = 1; i < std::min<size_t>(inputs.size(), 3); ++i)  // value, key
+    if (const Tensor m = input_mask(i); m.defined()) mask = and_mask(mask, ops::expand_dims(m, 1));
   if (options_.use_causal_mask) {
     const Tensor rows = ops::expand_dims(ops::range_like(scores, 1), 1);
     const Tensor cols = ops::expand_dims(ops::range_like(scores, 2), 0);

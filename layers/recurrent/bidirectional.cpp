@@ -58,8 +58,7 @@ Bidirectional::Bidirectional(LayerRef layer, BidirectionalOptions options)
                "' must run the other direction with the same return_sequences and return_state");
     backward_ = track(back);
   } else {
-    backward_ = track(recreate(*given, "backward_" + without_prefix(base, "backward_"),
-                               !given->options().go_backwards));
+    backward_ = track(recreate(*given, "backward_" + base, !given->options().go_backwards));
   }
   supports_masking_ = true;
 }
@@ -100,17 +99,13 @@ std::vector<Tensor> Bidirectional::call(const std::vector<Tensor>& inputs,
   return out;
 }
 
-std::vector<Tensor> Bidirectional::compute_mask(const std::vector<Tensor>&,
+// The merged output(s) take the wrapped layer's output mask; then each direction's states.
+std::vector<Tensor> Bidirectional::compute_mask(const std::vector<Tensor>& inputs,
                                                 const std::vector<Tensor>& masks) {
-  const size_t states =
-      forward_->options().return_state
-          ? 2 * static_cast<size_t>(rnn::CellLayout{forward_->cell(), forward_->units()}.states())
-          : 0;
-  std::vector<Tensor> out((merge_mode_.empty() ? 2 : 1) + states);
-  if (forward_->options().return_sequences && !masks.empty()) {
-    out[0] = masks[0];
-    if (merge_mode_.empty()) out[1] = masks[0];
-  }
+  const std::vector<Tensor> one = forward_->compute_mask(inputs, masks);
+  std::vector<Tensor> out(merge_mode_.empty() ? 2 : 1, one[0]);
+  for (int direction = 0; direction < 2; ++direction)
+    out.insert(out.end(), one.begin() + 1, one.end());
   return out;
 }
 

@@ -90,9 +90,9 @@ void Recurrent::build(const std::vector<Shape>& input_shapes) {
 }
 
 // The kernels run in float32 (or float64): under a mixed policy the weights are read unrounded.
-Tensor Recurrent::weight(const Variable& w) const {
+Tensor Recurrent::weight(const Variable& w, DType dtype) const {
   const Tensor v = read(w);
-  return v.dtype() == DType::f32 || v.dtype() == DType::f64 ? v : w.value();
+  return ops::cast(v.dtype() == dtype ? v : w.value(), dtype);
 }
 
 Tensor Recurrent::dropout_mask(const Tensor& like, double rate) const {
@@ -125,15 +125,14 @@ std::vector<Tensor> Recurrent::call(const std::vector<Tensor>& inputs, const Cal
   const DType out_dtype = input.dtype();
   const bool exact = out_dtype == DType::f32 || out_dtype == DType::f64;
   Tensor x = exact ? input : ops::cast(input, DType::f32);
-  const Tensor kernel = weight(kernel_);
   if (context.training && options_.dropout > 0)
     x = x * dropout_mask(ops::slice(x, {0, 0, 0}, {-1, 1, -1}), options_.dropout);
-  Tensor projected = ops::matmul(x, ops::cast(kernel, x.dtype()));
+  Tensor projected = ops::matmul(x, weight(kernel_, x.dtype()));
   const bool gru = cell_ == rnn::Cell::gru;
   const rnn::CellLayout layout{cell_, units_};
   ops::RnnSequenceArgs args{cell_, activation_, recurrent_activation_, options_.go_backwards};
   if (options_.use_bias) {
-    const Tensor bias = ops::cast(weight(bias_), x.dtype());
+    const Tensor bias = weight(bias_, x.dtype());
     projected = projected + (gru ? row(bias, 0) : bias);
     if (gru) args.recurrent_bias = row(bias, 1);
   } else if (gru) {
@@ -149,7 +148,7 @@ std::vector<Tensor> Recurrent::call(const std::vector<Tensor>& inputs, const Cal
         dropout_mask(ops::reshape(first, {-1, units_}), options_.recurrent_dropout);
   }
   const Tensor record = ops::rnn_sequence(projected, initial_states(inputs, projected),
-                                          ops::cast(weight(recurrent_kernel_), x.dtype()), args);
+                                          weight(recurrent_kernel_, x.dtype()), args);
 
   auto state = [&](int64_t k) {  // the final value of state k: [batch, units]
     const Tensor last = ops::strided_slice(record, {0, -1, k * units_},

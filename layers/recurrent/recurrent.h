@@ -67,7 +67,7 @@ class Recurrent : public Layer {
 
  private:
   std::string label() const;  // "layer 'lstm' (LSTM)"
-  Tensor weight(const Variable& w) const;
+  Tensor weight(const Variable& w, DType dtype) const;
   Tensor initial_states(const std::vector<Tensor>& inputs, const Tensor& projected) const;
   Tensor dropout_mask(const Tensor& like, double rate) const;
 

@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace kiln::cpu {
 
@@ -50,7 +51,7 @@ inline float fast_tanh(float x) {
 
 template <typename T>
 T sigmoid_fn(T x) {
-  if constexpr (sizeof(T) == 4) {
+  if constexpr (std::is_same_v<T, float>) {
     return fast_sigmoid(x);
   } else {
     return T(1) / (T(1) + std::exp(-x));
@@ -58,7 +59,7 @@ T sigmoid_fn(T x) {
 }
 template <typename T>
 T tanh_fn(T x) {
-  if constexpr (sizeof(T) == 4) {
+  if constexpr (std::is_same_v<T, float>) {
     return fast_tanh(x);
   } else {
     return std::tanh(x);

@@ -146,6 +146,28 @@ class ActiveRows {
   int64_t count_ = 0;
 };
 
+// out[i] = a[row(i)] . kernel (or kernel transposed) for the active rows in their packed order,
+// each a row scaled by `scale`'s row when given (recurrent dropout). Reads `a` in place when
+// every row is active and unscaled, else gathers the rows first.
+template <typename T>
+void active_rows_matmul(const ActiveRows& active, const T* a, int64_t lda, int64_t k,
+                        const T* scale, bool transpose_kernel, const T* kernel, int64_t n,
+                        std::vector<T>& gathered, T* out) {
+  const int64_t ldb = transpose_kernel ? k : n;
+  if (active.count() == 0) return;
+  if (!active.compacted() && scale == nullptr) {
+    gemm(transpose_kernel, active.count(), n, k, a, lda, kernel, ldb, out, n);
+    return;
+  }
+  for (int64_t i = 0; i < active.count(); ++i) {
+    const int64_t b = active.row(i);
+    const T* from = a + b * lda;
+    T* to = gathered.data() + i * k;
+    for (int64_t j = 0; j < k; ++j) to[j] = scale != nullptr ? from[j] * scale[b * k + j] : from[j];
+  }
+  gemm(transpose_kernel, active.count(), n, k, gathered.data(), k, kernel, ldb, out, n);
+}
+
 // One unmasked step of one batch row: x the input projection, p the recurrent one (h_prev . U),
 // prev and out the record rows before and after the step.
 template <typename T>
@@ -210,24 +232,9 @@ void rnn_forward(const KernelContext& c) {
   for (int64_t s = 0; s < q.time; ++s) {
     const int64_t t = q.time_of(s);
     active.find(q, t);
-    const T* h_prev = record + s * q.record_width;
-    if (active.count() > 0) {
-      // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
-      if (active.compacted() || q.dropout != nullptr) {
-        for (int64_t i = 0; i < active.count(); ++i) {
-          const int64_t b = active.row(i);
-          const T* from = h_prev + b * q.record_stride;
-          T* to = gathered.data() + i * u;
-          for (int64_t j = 0; j < u; ++j)
-            to[j] = q.dropout != nullptr ? from[j] * q.dropout[b * u + j] : from[j];
-        }
-        gemm(false, active.count(), q.width, u, gathered.data(), u, q.kernel, q.width,
-             recurrent.data(), q.width);
-      } else {
-        gemm(false, q.batch, q.width, u, h_prev, q.record_stride, q.kernel, q.width,
-             recurrent.data(), q.width);
-      }
-    }
+    // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
+    active_rows_matmul(active, record + s * q.record_width, q.record_stride, u, q.dropout, false,
+                       q.kernel, q.width, gathered, recurrent.data());
     for_rows(q.batch, q.width, [&](int64_t b) {
       const T* prev = record + b * q.record_stride + s * q.record_width;
       T* out = record + b * q.record_stride + (s + 1) * q.record_width;
@@ -347,19 +354,8 @@ void rnn_backward(const KernelContext& c) {
       cell_backward(q, prev, out, dh_b, dc_b, g);
     });
     std::swap(active, later);
-    if (later.count() == 0) continue;
-    const T* d_recurrent = grads + (t + 1) * grad_width + recurrent_column;
-    if (later.compacted()) {
-      for (int64_t i = 0; i < later.count(); ++i) {
-        const T* from = d_recurrent + later.row(i) * grad_stride;
-        std::copy(from, from + q.width, gathered.data() + i * q.width);
-      }
-      gemm(true, later.count(), u, q.width, gathered.data(), q.width, q.kernel, q.width,
-           through.data(), u);
-    } else {
-      gemm(true, q.batch, u, q.width, d_recurrent, grad_stride, q.kernel, q.width, through.data(),
-           u);
-    }
+    active_rows_matmul(later, grads + (t + 1) * grad_width + recurrent_column, grad_stride, q.width,
+                       static_cast<const T*>(nullptr), true, q.kernel, u, gathered, through.data());
   }
   // Row 0: the initial states' gradient (plus any read of record row 0 itself).
   for (int64_t b = 0; b < q.batch; ++b) {

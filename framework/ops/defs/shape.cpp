@@ -12,7 +12,6 @@ namespace kiln {
 namespace {
 
 using Grads = std::vector<Tensor>;
-constexpr int64_t kToEnd = kSliceEnd;
 
 // ---- reshape ----
 Shape resolve_reshape(const Shape& from, const Shape& to) {
@@ -361,7 +360,7 @@ Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<in
              "kiln::ops::strided_slice: begin/end/strides must have one entry per leading axis "
              "(got ",
              begin.size(), "/", end.size(), "/", strides.size(), ") for ", describe(x.meta()));
-  std::vector<int64_t> b(static_cast<size_t>(rank), 0), e(static_cast<size_t>(rank), kToEnd),
+  std::vector<int64_t> b(static_cast<size_t>(rank), 0), e(static_cast<size_t>(rank), kSliceEnd),
       s(static_cast<size_t>(rank), 1);
   for (size_t i = 0; i < begin.size(); ++i) {
     const int64_t dim = x.shape()[static_cast<int>(i)];
@@ -376,7 +375,7 @@ Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<in
     // Python slice clamping; a negative stride's end before index 0 is stored as omitted, so
     // resolving the stored bounds again selects the same elements.
     auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
-      if (v < 0 && v != kToEnd) v += dim;
+      if (v < 0 && v != kSliceEnd) v += dim;
       return std::clamp(v, lo, hi);
     };
     const ResolvedSlice r = resolve_slice(dim, begin[i], end[i], stride);
@@ -384,13 +383,13 @@ Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<in
       b[i] = e[i] = 0;
     } else if (stride > 0) {
       b[i] = r.begin;
-      e[i] = end[i] == kToEnd ? dim : clamp(end[i], 0, dim);
+      e[i] = end[i] == kSliceEnd ? dim : clamp(end[i], 0, dim);
     } else {
       b[i] = r.begin;
-      e[i] = end[i] == kToEnd ? -1 : clamp(end[i], -1, dim - 1);
-      if (e[i] < 0) e[i] = kToEnd;
+      e[i] = end[i] == kSliceEnd ? -1 : clamp(end[i], -1, dim - 1);
+      if (e[i] < 0) e[i] = kSliceEnd;
     }
-    if (b[i] == 0 && e[i] == dim && s[i] == 1) e[i] = kToEnd;
+    if (b[i] == 0 && e[i] == dim && s[i] == 1) e[i] = kSliceEnd;
   }
   return apply(OpId::strided_slice, {x}, {{"begin", b}, {"end", e}, {"strides", s}});
 }
@@ -405,7 +404,7 @@ Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> s
                    (size[i] == -1 || (size[i] >= 0 && (dim < 0 || begin[i] + size[i] <= dim))),
                "kiln::ops::slice: begin ", begin[i], " size ", size[i], " out of range for axis ",
                i, " of ", describe(x.meta()));
-    end[i] = size[i] == -1 ? kToEnd : begin[i] + size[i];
+    end[i] = size[i] == -1 ? kSliceEnd : begin[i] + size[i];
   }
   return strided_slice(x, begin, end, std::vector<int64_t>(begin.size(), 1));
 }

@@ -15,6 +15,7 @@
 #include "layers/reshaping/flatten.h"
 #include "losses/losses.h"
 #include "tests/engine/log_capture.h"
+#include "tests/engine/model/padded_sequences.h"
 
 namespace kiln {
 namespace {
@@ -23,20 +24,8 @@ using layers::Dense;
 using layers::Embedding;
 using layers::Input;
 
-// Token ids [1, length] of sequence `ids`, padded with zeros to `width`, before or after.
-Tensor padded(const std::vector<int32_t>& ids, int64_t width, bool pre) {
-  std::vector<int32_t> row(static_cast<size_t>(width), 0);
-  const size_t start = pre ? row.size() - ids.size() : 0;
-  std::copy(ids.begin(), ids.end(), row.begin() + static_cast<ptrdiff_t>(start));
-  return from_vector(row, Shape({1, width}));
-}
-
-void expect_near_all(const Tensor& got, const Tensor& want, const std::string& what) {
-  const std::vector<float> g = got.to_vector<float>();
-  const std::vector<float> w = want.to_vector<float>();
-  ASSERT_EQ(g.size(), w.size()) << what;
-  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], w[i], 1e-5) << what << " at " << i;
-}
+using testing::expect_near_all;
+using testing::padded;
 
 template <typename Pooling>
 Sequential embedding_classifier() {
