@@ -18,6 +18,7 @@
 #include "layers/pooling/pooling.h"
 #include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/recurrent_layers.h"
+#include "layers/recurrent/time_distributed.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/reshaping/permute.h"
 #include "layers/reshaping/repeat_vector.h"
@@ -65,6 +66,7 @@ builtin_layer_factories() {
       {"Reshape", Reshape::from_config},
       {"SimpleRNN", SimpleRNN::from_config},
       {"Subtract", Subtract::from_config},
+      {"TimeDistributed", TimeDistributed::from_config},
       {"UpSampling2D", UpSampling2D::from_config},
       {"ZeroPadding2D", ZeroPadding2D::from_config},
   };

@@ -37,6 +37,8 @@ ExampleOptions parse(int argc, char** argv, ExampleOptions o) {
       o.limit = std::stoll(value());
     else if (arg == "--validation-split")
       o.validation_split = std::stod(value());
+    else if (arg == "--model")
+      o.model = value();
     else if (arg == "--seed")
       o.seed = std::stoull(value());
     else if (arg == "--data")
@@ -50,7 +52,7 @@ ExampleOptions parse(int argc, char** argv, ExampleOptions o) {
     else
       throw Error("unknown option " + std::string(arg) +
                   " (options: --epochs --batch-size --learning-rate --limit --validation-split "
-                  "--seed --data --require-accuracy --run-eagerly --show-graph)");
+                  "--seed --data --model --require-accuracy --run-eagerly --show-graph)");
   }
   return o;
 }

@@ -26,6 +26,7 @@ struct ExampleOptions {
   bool run_eagerly = false;     // run the train step op by op (debugging, comparison)
   bool show_graph = false;      // print the optimized train step graph after training
   std::string data_dir = datasets::default_fashion_mnist_dir();
+  std::string model;  // which model an example that offers several builds (--model)
 };
 
 // Fashion-MNIST, cut to options.limit.
@@ -60,9 +61,9 @@ int report(Model& model, const std::map<std::string, double>& scores, const Epoc
            const ExampleOptions& options);
 
 // Parses the command line (the options above as --epochs, --batch-size, --learning-rate,
-// --limit, --validation-split, --seed, --data, --require-accuracy, --run-eagerly, --show-graph),
-// seeds kiln's random generator and runs `body`; errors print as "<program>: <message>" with exit
-// status 1.
+// --limit, --validation-split, --seed, --data, --model, --require-accuracy, --run-eagerly,
+// --show-graph), seeds kiln's random generator and runs `body`; errors print as "<program>:
+// <message>" with exit status 1.
 int run_example(int argc, char** argv, ExampleOptions defaults,
                 const std::function<int(const ExampleOptions&)>& body);
 

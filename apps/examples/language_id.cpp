@@ -1,6 +1,8 @@
 // Language identification on Debian's fortune cookies (en, de, es, it, pl, cs; entries from a
 // few characters to thousands, cut to their first kMaxLength): characters through
-// Embedding(mask_zero), an LSTM over every step, a masked max over the steps and a classifier.
+// Embedding(mask_zero), then (--model) an LSTM over every step and a masked max over the steps
+// (lstm, the default) or a Transformer encoder block and a masked average (transformer), and a
+// classifier.
 // Before training it shows what one epoch costs in traces and time for each way of feeding
 // variable-length batches:
 //   padded per batch, exact shapes          -> a trace per distinct batch length (tf.function)
@@ -9,12 +11,16 @@
 //   padded per batch, the model's Input({-1}) signature -> one trace
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <set>
+#include <string>
 
 #include "apps/examples/example_support.h"
+#include "apps/examples/transformer_encoder.h"
 #include "datasets/text/fortunes.h"
 #include "engine/model/sequential.h"
 #include "engine/model/trainer.h"
+#include "framework/core/error.h"
 #include "layers/core/dense.h"
 #include "layers/core/embedding.h"
 #include "layers/core/input_layer.h"
@@ -38,11 +44,23 @@ void keep_first(datasets::SequenceSplit& split, int64_t n) {
   split.labels = split.labels.view(Shape({n}));
 }
 
-Sequential make_model(const datasets::FortunesLanguageId& data) {
-  return Sequential({layers::Input({-1}, DType::i32),
-                     layers::Embedding(data.vocabulary.size(), 32, {.mask_zero = true}),
-                     layers::LSTM(64, {.return_sequences = true}), layers::GlobalMaxPooling1D(),
-                     layers::Dense(static_cast<int64_t>(data.languages.size()))});
+std::unique_ptr<Model> make_model(const datasets::FortunesLanguageId& data,
+                                  const std::string& which) {
+  const auto classes = static_cast<int64_t>(data.languages.size());
+  if (which.empty() || which == "lstm")
+    return std::make_unique<Sequential>(std::vector<layers::LayerRef>{
+        layers::Input({-1}, DType::i32),
+        layers::Embedding(data.vocabulary.size(), 32, {.mask_zero = true}),
+        layers::LSTM(64, {.return_sequences = true}), layers::GlobalMaxPooling1D(),
+        layers::Dense(classes)});
+  KILN_CHECK(which == "transformer", "language_id: --model must be lstm or transformer, got '",
+             which, "'");
+  const layers::KerasTensor ids = layers::Input({-1}, DType::i32);
+  const layers::KerasTensor embedded =
+      layers::Embedding(data.vocabulary.size(), 64, {.mask_zero = true})(ids);
+  const layers::KerasTensor encoded = examples::transformer_encoder(embedded);
+  return std::make_unique<Model>(
+      ids, layers::Dense(classes)(layers::GlobalAveragePooling1D()(encoded)), "transformer_id");
 }
 
 Dataset padded(const datasets::SequenceSplit& split, int64_t batch_size, uint64_t seed) {
@@ -70,16 +88,16 @@ int64_t distinct_lengths(const Dataset& ds) {
 void report_epoch(const char* what, const datasets::FortunesLanguageId& data, const Dataset& ds,
                   StepShapes shapes, const examples::ExampleOptions& o) {
   layers::reset_names();
-  Sequential model = make_model(data);
+  const std::unique_ptr<Model> model = make_model(data, o.model);
   CompileOptions compile = examples::classifier_options(o);
   compile.step_shapes = shapes;
-  model.compile(std::move(compile));
+  model->compile(std::move(compile));
   const auto start = std::chrono::steady_clock::now();
-  model.fit(ds, {.epochs = 1, .verbose = 0});
+  model->fit(ds, {.epochs = 1, .verbose = 0});
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("%-44s %3lld traces for %3lld batch lengths, %.2f s/epoch\n", what,
-              static_cast<long long>(model.trainer().train_stats().traces),
+              static_cast<long long>(model->trainer().train_stats().traces),
               static_cast<long long>(distinct_lengths(ds)), seconds);
 }
 
@@ -115,15 +133,15 @@ int main(int argc, char** argv) {
                      padded(data.train, b, o.seed), StepShapes::model_inputs, o);
 
         layers::reset_names();
-        Sequential model = make_model(data);
-        std::printf("%s", model.summary().c_str());
-        model.compile(examples::classifier_options(o));
+        const std::unique_ptr<Model> model = make_model(data, o.model);
+        std::printf("%s", model->summary().c_str());
+        model->compile(examples::classifier_options(o));
         auto timer = std::make_shared<examples::EpochTimer>();
-        model.fit(bucketed(data.train, b, o.seed),
-                  {.epochs = o.epochs,
-                   .callbacks = {timer},
-                   .validation_dataset = data.validation.dataset().padded_batch(256)});
-        const auto scores = model.evaluate(data.test.dataset().padded_batch(256));
-        return examples::report(model, scores, *timer, o);
+        model->fit(bucketed(data.train, b, o.seed),
+                   {.epochs = o.epochs,
+                    .callbacks = {timer},
+                    .validation_dataset = data.validation.dataset().padded_batch(256)});
+        const auto scores = model->evaluate(data.test.dataset().padded_batch(256));
+        return examples::report(*model, scores, *timer, o);
       });
 }

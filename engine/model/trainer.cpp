@@ -74,6 +74,28 @@ Tensor masked_weight(const Tensor& sample_weight, const Tensor& mask) {
   return weight * per_sample;
 }
 
+// The dtype a batch tensor enters the steps as: the declared one (the model input's, or for
+// targets and weights the prediction's: the loss dtype) where it is of the same kind, integer or
+// float, else the first batch's. Integer labels of a float prediction stay integers.
+DType boundary_dtype(const Tensor& first, const TensorMeta* declared) {
+  if (declared != nullptr && is_floating(first.dtype()) == is_floating(declared->dtype))
+    return declared->dtype;
+  return first.dtype();
+}
+
+// Each tensor cast to its position's dtype, so int64 token ids after int32 ones (or float64
+// features for a float32 model) reuse the trace instead of starting another. A cast that would
+// lose values (floats into an integer input) is left to the step, which reports it.
+std::vector<Tensor> cast_at_boundary(const std::vector<Tensor>& tensors,
+                                     const std::vector<DType>& dtypes, const std::string& what) {
+  std::vector<Tensor> out = tensors;
+  for (size_t i = 0; i < out.size() && i < dtypes.size(); ++i)
+    if (out[i].dtype() != dtypes[i] &&
+        !refuse_boundary_cast(out[i].dtype(), dtypes[i], /*allow_float_narrowing=*/true))
+      out[i] = boundary_cast(out[i], dtypes[i], what + " " + std::to_string(i));
+  return out;
+}
+
 losses::LossPtr resolve(const LossArg& arg) {
   return arg.loss ? arg.loss : losses::get(arg.name);
 }
@@ -119,19 +141,24 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
   return o;
 }
 
-void Trainer::prepare(const Batch& batch) {
+void Trainer::prepare(const Batch& given) {
   if (train_step_) return;
   KILN_CHECK(!losses_.empty(), "model '", model_.name(),
              "' was compiled without a loss; fit and evaluate need one");
-  KILN_CHECK(batch.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),
-             " outputs but the data has ", batch.y.size(), " targets");
+  KILN_CHECK(given.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),
+             " outputs but the data has ", given.y.size(), " targets");
   // Build outside any trace: weights and optimizer slots are created once, here.
-  std::vector<Shape> shapes;
-  for (const Tensor& t : batch.x) shapes.push_back(t.shape());
-  if (!model_.built()) model_.build_from(shapes);
-  const std::vector<Tensor> probe = predict_batch(
-      std::vector<Tensor>(batch.x.begin(), batch.x.end()));  // also fixes predict's signature
+  const std::vector<Tensor> probe = predict_batch(given.x);  // also fixes predict's signature
   optimizer_->build(model_.trainable_weights());
+  const std::vector<TensorSpec> x_specs =
+      step_specs(cast_at_boundary(given.x, x_dtypes_, "input"), model_.input_specs());
+  const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
+  for (size_t o = 0; o < given.y.size(); ++o)
+    y_dtypes_.push_back(boundary_dtype(given.y[o], &outputs[o]));
+  for (const Tensor& w : given.sample_weight)
+    weight_dtypes_.push_back(boundary_dtype(w, &outputs[0]));
+  const Batch batch = at_boundary(given);
+
   const bool several = batch.y.size() > 1;
   for (const MetricArg& arg : options_.metrics) {
     for (size_t o = 0; o < batch.y.size(); ++o) {
@@ -147,8 +174,6 @@ void Trainer::prepare(const Batch& batch) {
     result_names_.push_back(several ? model_.output_name(o) + "_" + m->name() : m->name());
 
   // Targets (and sample weights) vary where the predictions they go with do.
-  const std::vector<TensorSpec> x_specs = step_specs(batch.x, model_.input_specs());
-  const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
   std::vector<TensorSpec> signature = x_specs;
   for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
     signature.insert(signature.end(), specs.begin(), specs.end());
@@ -206,11 +231,15 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
   return update_metrics(loss, y, predictions, sample_weight, masks);
 }
 
-void Trainer::prepare_predict(const std::vector<Tensor>& x) {
+void Trainer::prepare_predict(const std::vector<Tensor>& given) {
   if (predict_step_) return;
   std::vector<Shape> shapes;
-  for (const Tensor& t : x) shapes.push_back(t.shape());
+  for (const Tensor& t : given) shapes.push_back(t.shape());
   if (!model_.built()) model_.build_from(shapes);
+  const std::vector<TensorMeta> declared = model_.input_specs();
+  for (size_t i = 0; i < given.size(); ++i)
+    x_dtypes_.push_back(boundary_dtype(given[i], i < declared.size() ? &declared[i] : nullptr));
+  const std::vector<Tensor> x = cast_at_boundary(given, x_dtypes_, "input");
   predict_step_ = std::make_unique<PredictFunction>(
       [this](const std::vector<Tensor>& inputs) {
         return model_(inputs, layers::CallContext{.training = false, .masks = {}});
@@ -253,8 +282,15 @@ Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
   return logs;
 }
 
-Logs Trainer::train_batch(const Batch& batch) {
-  prepare(batch);
+Batch Trainer::at_boundary(const Batch& batch) const {
+  return {cast_at_boundary(batch.x, x_dtypes_, "input"),
+          cast_at_boundary(batch.y, y_dtypes_, "target"),
+          cast_at_boundary(batch.sample_weight, weight_dtypes_, "sample_weight")};
+}
+
+Logs Trainer::train_batch(const Batch& given) {
+  prepare(given);
+  const Batch batch = at_boundary(given);
   return logs_from((*train_step_)(batch.x, batch.y, batch.sample_weight));
 }
 
@@ -267,7 +303,8 @@ Logs Trainer::train_batches(const std::vector<Batch>& batches) {
     return logs;
   }
   Batch all;
-  for (const Batch& b : batches) {
+  for (const Batch& given : batches) {
+    const Batch b = at_boundary(given);
     all.x.insert(all.x.end(), b.x.begin(), b.x.end());
     all.y.insert(all.y.end(), b.y.begin(), b.y.end());
     all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
@@ -276,14 +313,15 @@ Logs Trainer::train_batches(const std::vector<Batch>& batches) {
   return logs_from((*train_steps_)(all.x, all.y, all.sample_weight));
 }
 
-Logs Trainer::test_batch(const Batch& batch) {
-  prepare(batch);
+Logs Trainer::test_batch(const Batch& given) {
+  prepare(given);
+  const Batch batch = at_boundary(given);
   return logs_from((*test_step_)(batch.x, batch.y, batch.sample_weight));
 }
 
 std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
   prepare_predict(x);
-  return (*predict_step_)(x);
+  return (*predict_step_)(cast_at_boundary(x, x_dtypes_, "input"));
 }
 
 void Trainer::reset_metrics() {

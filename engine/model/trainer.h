@@ -82,6 +82,8 @@ class Trainer {
                                      const std::vector<Tensor>& sample_weight,
                                      const std::vector<Tensor>& masks);
   Logs logs_from(const std::vector<Tensor>& results) const;
+  // The batch cast to the dtypes the steps were first traced for (x_dtypes_, ...).
+  Batch at_boundary(const Batch& batch) const;
 
   Model& model_;
   CompileOptions options_;
@@ -94,6 +96,11 @@ class Trainer {
   std::unique_ptr<StepFunction> train_steps_;  // steps_per_execution > 1: the batches concatenated
   std::unique_ptr<StepFunction> test_step_;
   std::unique_ptr<PredictFunction> predict_step_;
+  // Each batch tensor's dtype inside the steps: inputs the model's declared dtypes, float targets
+  // and weights the predictions' dtype, others as in the first batch.
+  std::vector<DType> x_dtypes_;
+  std::vector<DType> y_dtypes_;
+  std::vector<DType> weight_dtypes_;
 };
 
 }  // namespace kiln

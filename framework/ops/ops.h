@@ -105,6 +105,9 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape);
 // x broadcast or reshaped to the shape `like` has when the op runs (unknown dims allowed).
 Tensor broadcast_like(const Tensor& x, const Tensor& like);
 Tensor reshape_like(const Tensor& x, const Tensor& like);
+// x's first dim split into like's first `leading` dims, as they are when the op runs:
+// [B*T, ...] -> [B, T, ...] for a `like` of shape [B, T, ...] with B and T unknown while tracing.
+Tensor unflatten_like(const Tensor& x, const Tensor& like, int64_t leading);
 // Zeros or ones of x's shape and dtype; for a symbolic x a recorded broadcast of a scalar.
 Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);

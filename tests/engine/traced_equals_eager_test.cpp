@@ -135,6 +135,11 @@ std::vector<Case> cases() {
       Case{"broadcast_reshape_like",
            {row, a},
            [](const auto& v) { return reshape_like(broadcast_like(v[0], v[1]), v[1]) * v[1]; }},
+      Case{"unflatten_like",
+           {a},
+           [](const auto& v) {
+             return unflatten_like(reshape(v[0], {-1, 1}), v[0], 2) * expand_dims(v[0], 2);
+           }},
       Case{"size_of", {a}, [](const auto& v) { return v[0] / size_of(v[0], {0}); }},
       Case{"random_uniform",
            {a},

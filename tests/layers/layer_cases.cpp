@@ -19,6 +19,7 @@
 #include "layers/pooling/pooling.h"
 #include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/recurrent_layers.h"
+#include "layers/recurrent/time_distributed.h"
 #include "layers/reshaping/flatten.h"
 #include "layers/reshaping/permute.h"
 #include "layers/reshaping/repeat_vector.h"
@@ -190,6 +191,14 @@ std::vector<LayerCase> all_cases() {
        },
        {seq},
        6},
+      {"TimeDistributed_Dense",
+       [] { return std::make_shared<TimeDistributed>(Dense(2, {.activation = "tanh"})); },
+       {seq},
+       2},
+      {"TimeDistributed_Conv1D",
+       [] { return std::make_shared<TimeDistributed>(Conv1D(2, {3})); },
+       {{{4, 6, 3}}},
+       2},
       // attention
       {"MultiHeadAttention_self", make<MultiHeadAttention>(int64_t{2}, int64_t{3}), {seq, seq}, 8},
       {"MultiHeadAttention_causal_key_no_bias",

@@ -69,11 +69,22 @@ TensorMeta infer_squeeze(std::span<const TensorMeta> in, const Attrs& attrs) {
 }
 
 // ---- reshape_like / broadcast_like: the second input only lends its runtime shape ----
-TensorMeta infer_reshape_like(std::span<const TensorMeta> in, const Attrs&) {
-  const int64_t from = in[0].shape.numel(), to = in[1].shape.numel();
+// attr leading (optional): only like's first `leading` dims, which replace x's first dim.
+TensorMeta infer_reshape_like(std::span<const TensorMeta> in, const Attrs& attrs) {
+  Shape target = in[1].shape;
+  if (attrs.has("leading")) {
+    const auto leading = static_cast<size_t>(attrs.get_int("leading"));
+    KILN_SHAPE_CHECK(in[0].shape.rank() >= 1 && in[1].shape.rank() >= static_cast<int>(leading),
+                     "cannot split the first dim of ", in[0].shape, " into the first ", leading,
+                     " dims of ", in[1].shape);
+    std::vector<int64_t> dims(in[1].shape.dims().begin(), in[1].shape.dims().begin() + leading);
+    dims.insert(dims.end(), in[0].shape.dims().begin() + 1, in[0].shape.dims().end());
+    target = Shape(std::move(dims));
+  }
+  const int64_t from = in[0].shape.numel(), to = target.numel();
   KILN_SHAPE_CHECK(from < 0 || to < 0 || from == to, "cannot reshape ", in[0].shape, " into ",
-                   in[1].shape);
-  return {in[0].dtype, in[1].shape, in[0].device};
+                   target);
+  return {in[0].dtype, target, in[0].device};
 }
 Grads grad_like_reshape(const GradContext& c) {
   return {ops::reshape_like(c.grad, c.input(0)), Tensor()};
@@ -340,6 +351,10 @@ Tensor broadcast_like(const Tensor& x, const Tensor& like) {
 Tensor reshape_like(const Tensor& x, const Tensor& like) {
   if (x.shape() == like.shape() && x.shape().is_fully_defined()) return x;
   return apply(OpId::reshape_like, {x, like});
+}
+
+Tensor unflatten_like(const Tensor& x, const Tensor& like, int64_t leading) {
+  return apply(OpId::reshape_like, {x, like}, {{"leading", leading}});
 }
 
 Tensor zeros_like(const Tensor& x) {

@@ -4,6 +4,7 @@
 
 #include "engine/model/sequential.h"
 #include "engine/model/trainer.h"
+#include "framework/ops/ops.h"
 #include "framework/random/random.h"
 #include "layers/core/dense.h"
 #include "layers/core/embedding.h"
@@ -56,6 +57,59 @@ TEST(StepShapes, TracesPerChoiceAndTheSameTraining) {
   EXPECT_EQ(relaxed.traces, 2);   // the first length, then one with the length relaxed
   EXPECT_NEAR(exact.last_loss, declared.last_loss, 1e-6);
   EXPECT_NEAR(relaxed.last_loss, declared.last_loss, 1e-6);
+}
+
+// Token ids and labels arrive as int32 in one epoch and int64 in the next: the steps cast them
+// at the boundary to the dtypes they were first traced for, in every step_shapes choice.
+TEST(StepShapes, IntegerWidthsShareATrace) {
+  for (const StepShapes shapes :
+       {StepShapes::model_inputs, StepShapes::exact, StepShapes::reduce_retracing}) {
+    SCOPED_TRACE(static_cast<int>(shapes));
+    random::set_seed(5);
+    layers::reset_names();
+    Sequential model({layers::Input({-1}, DType::i32),
+                      layers::Embedding(10, 4, {.mask_zero = true}),
+                      layers::GlobalAveragePooling1D(), layers::Dense(2)});
+    model.compile({.optimizer = "sgd",
+                   .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(true),
+                   .step_shapes = shapes});
+    const auto [x, y] = batch_of_length(4);
+    const Tensor x64 = ops::cast(x, DType::i64), y32 = ops::cast(y, DType::i32);
+    const double first = model.train_on_batch({x}, {y}).at("loss");
+    model.train_on_batch({x64}, {y32});
+    model.train_on_batch({x}, {y});
+    model.test_on_batch({x64}, {y32});
+    model.predict_on_batch({x64});
+    EXPECT_EQ(model.trainer().train_stats().traces, 1);
+    EXPECT_EQ(model.trainer().test_stats().traces, 1);
+    EXPECT_EQ(model.trainer().predict_stats().traces, 1);
+    EXPECT_LT(model.train_on_batch({x64}, {y}).at("loss"), first);  // it did train
+  }
+}
+
+TEST(StepShapes, WideFloatFeaturesAreCastToTheComputeDtype) {
+  random::set_seed(6);
+  layers::reset_names();
+  Sequential model({layers::Input({3}), layers::Dense(1)});
+  model.compile({.optimizer = "sgd", .loss = "mse", .step_shapes = StepShapes::exact});
+  const Tensor x = from_vector(std::vector<double>{1, 2, 3, 4, 5, 6}, Shape({2, 3}));
+  const Tensor y = from_vector(std::vector<double>{1, 0}, Shape({2}));
+  model.train_on_batch({x}, {y});
+  model.train_on_batch({ops::cast(x, DType::f32)}, {ops::cast(y, DType::f32)});
+  EXPECT_EQ(model.trainer().train_stats().traces, 1);
+  EXPECT_EQ(model.predict_on_batch({x})[0].dtype(), DType::f32);
+}
+
+TEST(StepShapes, Int64IdsOutsideInt32AreAnError) {
+  Sequential model({layers::Input({-1}, DType::i32), layers::Embedding(10, 4)});
+  const Tensor ids = from_vector(std::vector<int64_t>{1, int64_t{1} << 40}, Shape({1, 2}));
+  try {
+    model.predict_on_batch({ids});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("do not fit the int32 input"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

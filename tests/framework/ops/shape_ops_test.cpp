@@ -94,6 +94,12 @@ TEST(ShapeOps, LikeOpsTakeTheRuntimeShape) {
         return ops::reshape_like(in[0], zeros({1, 3}));
       },
       {x});
+  EXPECT_EQ(ops::unflatten_like(zeros({6, 5}), zeros({2, 3, 4}), 2).shape(), (Shape{2, 3, 5}));
+  testing::expect_gradients_match(
+      [&](const std::vector<Tensor>& in) {
+        return ops::unflatten_like(in[0], zeros({3, 1, 7}), 2);
+      },
+      {x});
 }
 
 TEST(ShapeOps, SecondOrderThroughSliceAdjoint) {

@@ -1,12 +1,14 @@
-// Padding invariance of the recurrent layers: a sequence padded to any longer length, before or
+// Padding invariance of the sequence layers (recurrent, Bidirectional, TimeDistributed, the
+// attention of a Transformer encoder block): a sequence padded to any longer length, before or
 // after, with its mask, gives the unpadded outputs and gradients, eagerly and traced, and an
 // unknown length traces once.
 #include <gtest/gtest.h>
 
 #include <functional>
 
+#include "apps/examples/transformer_encoder.h"
 #include "engine/function/function.h"
-#include "engine/model/sequential.h"
+#include "engine/model/model.h"
 #include "engine/model/trainer.h"
 #include "framework/autodiff/grad.h"
 #include "framework/ops/ops.h"
@@ -17,6 +19,7 @@
 #include "layers/pooling/global_pooling.h"
 #include "layers/recurrent/bidirectional.h"
 #include "layers/recurrent/recurrent_layers.h"
+#include "layers/recurrent/time_distributed.h"
 #include "tests/engine/model/padded_sequences.h"
 
 namespace kiln {
@@ -27,54 +30,69 @@ using namespace layers;
 using testing::expect_near_all;
 using testing::padded;
 
+using SequenceBody = std::function<KerasTensor(const KerasTensor&)>;
+
 struct ModelCase {
   std::string name;
-  std::function<std::vector<LayerRef>()> sequence_layers;  // between Embedding and Dense
+  SequenceBody body;  // between Embedding and Dense
 };
+
+// The layers applied one after another.
+SequenceBody chain(std::vector<LayerRef> layers) {
+  return [layers](const KerasTensor& x) {
+    KerasTensor y = x;
+    for (const LayerRef& l : layers) y = (*l.get())(y);
+    return y;
+  };
+}
 
 std::vector<ModelCase> model_cases() {
   return {
-      {"SimpleRNN", [] { return std::vector<LayerRef>{SimpleRNN(5)}; }},
-      {"GRU", [] { return std::vector<LayerRef>{GRU(5)}; }},
-      {"LSTM", [] { return std::vector<LayerRef>{LSTM(5)}; }},
-      {"LSTM_go_backwards", [] { return std::vector<LayerRef>{LSTM(5, {.go_backwards = true})}; }},
+      {"SimpleRNN", chain({SimpleRNN(5)})},
+      {"GRU", chain({GRU(5)})},
+      {"LSTM", chain({LSTM(5)})},
+      {"LSTM_go_backwards", chain({LSTM(5, {.go_backwards = true})})},
       {"GRU_sequences_max_pooled",
-       [] {
-         return std::vector<LayerRef>{GRU(4, {.return_sequences = true}), GlobalMaxPooling1D()};
-       }},
-      {"stacked_LSTMs",
-       [] {
-         return std::vector<LayerRef>{LSTM(4, {.return_sequences = true}), LSTM(3)};
-       }},
-      {"Bidirectional_GRU", [] { return std::vector<LayerRef>{Bidirectional(GRU(4))}; }},
+       chain({GRU(4, {.return_sequences = true}), GlobalMaxPooling1D()})},
+      {"stacked_LSTMs", chain({LSTM(4, {.return_sequences = true}), LSTM(3)})},
+      {"Bidirectional_GRU", chain({Bidirectional(GRU(4))})},
       {"Bidirectional_LSTM_sequences_averaged",
-       [] {
-         return std::vector<LayerRef>{Bidirectional(LSTM(3, {.return_sequences = true})),
-                                      GlobalAveragePooling1D()};
+       chain({Bidirectional(LSTM(3, {.return_sequences = true})), GlobalAveragePooling1D()})},
+      {"TimeDistributed_Dense_then_LSTM",
+       chain({TimeDistributed(Dense(6, {.activation = "relu"})), LSTM(3)})},
+      {"Transformer_encoder_averaged",
+       [](const KerasTensor& x) {
+         return GlobalAveragePooling1D()(
+             examples::transformer_encoder(x, {.num_heads = 2, .key_dim = 3, .ff_dim = 8}));
+       }},
+      {"causal_Transformer_encoder_max_pooled",
+       [](const KerasTensor& x) {
+         return GlobalMaxPooling1D()(examples::transformer_encoder(
+             x, {.num_heads = 2, .key_dim = 3, .ff_dim = 8, .use_causal_mask = true}));
        }},
   };
 }
 
-Sequential build(const ModelCase& c) {
+Model build(const ModelCase& c) {
   random::set_seed(17);
-  std::vector<LayerRef> layers{Input({-1}, DType::i32), Embedding(20, 4, {.mask_zero = true})};
-  for (LayerRef& l : c.sequence_layers()) layers.push_back(std::move(l));
-  layers.push_back(Dense(3));
-  return Sequential(std::move(layers));
+  layers::reset_names();
+  const KerasTensor ids = Input({-1}, DType::i32);
+  const KerasTensor embedded = Embedding(20, 4, {.mask_zero = true})(ids);
+  return Model(ids, Dense(3)(c.body(embedded)));
 }
 
 // Gradients of a weighted sum of the outputs with respect to every trainable weight.
-std::vector<Tensor> weight_grads(Sequential& model, const Tensor& ids) {
+std::vector<Tensor> weight_grads(Model& model, const Tensor& ids) {
   const Tensor w = from_vector(std::vector<float>{0.5F, -1.0F, 2.0F}, Shape({1, 3}));
   return value_and_grad([&] { return ops::sum(model(ids, false) * w); }, model.trainable_weights())
       .second;
 }
 
-TEST(RecurrentPadding, OutputsAndGradientsDoNotDependOnPadding) {
+TEST(SequencePadding, OutputsAndGradientsDoNotDependOnPadding) {
   const std::vector<int32_t> ids{3, 5, 7, 2};
   for (const ModelCase& c : model_cases()) {
     SCOPED_TRACE(c.name);
-    Sequential model = build(c);
+    Model model = build(c);
     const Tensor exact = padded(ids, 4, false);
     const Tensor want = model(exact, false);
     const std::vector<Tensor> want_grads = weight_grads(model, exact);
