@@ -1,6 +1,7 @@
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(dnnl REQUIRED CONFIG)
 find_package(ZLIB REQUIRED)
+find_package(HDF5 REQUIRED COMPONENTS C)
 if(KILN_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

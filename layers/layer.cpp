@@ -190,6 +190,41 @@ std::vector<Tensor> Layer::compute_mask(const std::vector<Tensor>&,
   return {};
 }
 
+std::vector<WeightGroup> Layer::weight_groups() const {
+  std::vector<WeightGroup> out = layer_list_weight_groups("", sublayers_);
+  out.insert(out.begin(), WeightGroup{"", own_weights(), name()});
+  return out;
+}
+
+std::vector<Variable> Layer::own_weights() const {
+  std::vector<Variable> out;
+  for (const bool trainable : {true, false})
+    for (const Variable& v : weights_)
+      if (v.trainable() == trainable) out.push_back(v);
+  return out;
+}
+
+void append_weight_groups(std::vector<WeightGroup>& out, const std::string& prefix,
+                          const Layer& layer) {
+  for (WeightGroup& g : layer.weight_groups()) {
+    g.path = prefix.empty() ? g.path : g.path.empty() ? prefix : prefix + "/" + g.path;
+    out.push_back(std::move(g));
+  }
+}
+
+std::vector<WeightGroup> layer_list_weight_groups(const std::string& prefix,
+                                                  const std::vector<LayerPtr>& layers) {
+  std::vector<WeightGroup> out;
+  std::map<std::string, int> used;
+  for (const LayerPtr& layer : layers) {
+    const std::string base = to_snake_case(layer->class_name());
+    const auto [it, first] = used.try_emplace(base, 0);
+    const std::string name = first ? base : base + "_" + std::to_string(++it->second);
+    append_weight_groups(out, prefix.empty() ? name : prefix + "/" + name, *layer);
+  }
+  return out;
+}
+
 Config Layer::get_config() const {
   return Config::map().set("name", name()).set("trainable", trainable_).set("dtype", policy_.name);
 }

@@ -57,6 +57,16 @@ struct CallContext {
   std::vector<Tensor> masks{};
 };
 
+// Some of a layer's variables as Keras 3's weights files hold them: under the layer's group at
+// `path` ("" for the layer itself, "cell" for a recurrent layer's, "forward_layer/cell", ...),
+// saved as <path>/vars/0, /1, ... in this order. `name` is the Keras object that owns them (the
+// layer's name, "lstm_cell", "query"), which Keras records beside them.
+struct WeightGroup {
+  std::string path;
+  std::vector<Variable> variables;
+  std::string name;
+};
+
 class Layer : public std::enable_shared_from_this<Layer> {
  public:
   explicit Layer(LayerArgs args = {});
@@ -93,6 +103,11 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // {"name", "trainable", "dtype", plus the layer's own arguments}; from_config is the
   // registry's job (layers/registry.h).
   virtual Config get_config() const;
+  // The layer's variables grouped as Keras 3 saves them (model.save_weights): by default its own
+  // weights (those created trainable first, as Keras's save_own_variables) at "", then each
+  // tracked sublayer's groups under its snake_case class name ("dense", "dense_1", ...). Layers
+  // whose Keras counterpart nests its weights elsewhere override this.
+  virtual std::vector<WeightGroup> weight_groups() const;
 
   // ---- state ----
   const std::string& name() const;
@@ -131,6 +146,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   requires std::derived_from<L, Layer> std::shared_ptr<L> track(L&& layer) {
     return track(std::make_shared<L>(std::forward<L>(layer)));
   }
+  // The layer's own weights, those created trainable first (Keras's save order).
+  std::vector<Variable> own_weights() const;
   // Replaces the tracked sublayers (a Sequential's pop).
   void set_sublayers(std::vector<std::shared_ptr<Layer>> layers) { sublayers_ = std::move(layers); }
   // A weight's value in the compute dtype (cast under mixed policies).
@@ -189,6 +206,14 @@ class LayerRef {
 std::string unique_name(const std::string& class_name);
 void reset_names();
 std::string to_snake_case(const std::string& class_name);
+
+// Each layer's weight groups under prefix/<snake_case class name>, numbered per class from the
+// second on ("layers/dense", "layers/dense_1"), as Keras names the members of a layer list.
+std::vector<WeightGroup> layer_list_weight_groups(const std::string& prefix,
+                                                  const std::vector<LayerPtr>& layers);
+// `layer`'s groups with `prefix` put before their paths.
+void append_weight_groups(std::vector<WeightGroup>& out, const std::string& prefix,
+                          const Layer& layer);
 
 }  // namespace kiln::layers
 

@@ -5,6 +5,7 @@
 #include "engine/model/functional_graph.h"
 #include "engine/model/summary.h"
 #include "engine/model/trainer.h"
+#include "engine/saving/weights_file.h"
 #include "framework/core/error.h"
 #include "framework/core/suggest.h"
 
@@ -55,6 +56,23 @@ std::vector<Tensor> Model::compute_mask(const std::vector<Tensor>& inputs,
 
 std::vector<layers::LayerPtr> Model::layers() const {
   return sublayers();
+}
+
+std::vector<layers::WeightGroup> Model::weight_groups() const {
+  std::vector<layers::WeightGroup> out(1);
+  out[0].variables = own_weights();
+  out[0].name = name();
+  for (layers::WeightGroup& g : layers::layer_list_weight_groups("layers", layers()))
+    out.push_back(std::move(g));
+  return out;
+}
+
+void Model::save_weights(const std::string& path) const {
+  saving::save_weights(*this, path);
+}
+
+void Model::load_weights(const std::string& path) {
+  saving::load_weights(*this, path);
 }
 
 layers::LayerPtr Model::get_layer(const std::string& name) const {

@@ -58,6 +58,13 @@ class Model : public layers::Layer {
   // its "name" and "inbound_nodes"), "input_layers", "output_layers"}; a subclassed model's is
   // the base layer config (engine/model/model_config.cpp).
   Config get_config() const override;
+  // Keras 3's weights-file layout: the model's own group, then its layers under
+  // layers/<snake_case class name> (numbered per class from the second on).
+  std::vector<layers::WeightGroup> weight_groups() const override;
+  // model.save_weights / model.load_weights: Keras's .weights.h5 (and, to load, the legacy
+  // Keras .h5); see engine/saving/weights_file.h.
+  void save_weights(const std::string& path) const;
+  void load_weights(const std::string& path);
   // The functional model a config describes (Keras's "Functional"), with the same layer names
   // and shared layers; the layer registry knows it as "Functional" and "Model".
   static layers::LayerPtr from_config(const Config& config);

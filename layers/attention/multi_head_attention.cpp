@@ -145,6 +145,20 @@ std::vector<Tensor> MultiHeadAttention::compute_mask(const std::vector<Tensor>&,
   return {masks.empty() ? Tensor() : masks[0]};
 }
 
+std::vector<WeightGroup> MultiHeadAttention::weight_groups() const {
+  std::vector<WeightGroup> out{{"", {}, name()}};
+  const auto add = [&](const char* path, const Projection& p, const char* keras_name) {
+    std::vector<Variable> vars{p.kernel};
+    if (options_.use_bias) vars.push_back(p.bias);
+    out.push_back({path, std::move(vars), keras_name});
+  };
+  add("query_dense", query_, "query");
+  add("key_dense", key_, "key");
+  add("value_dense", value_, "value");
+  add("output_dense", output_, "attention_output");
+  return out;
+}
+
 Config MultiHeadAttention::get_config() const {
   return Layer::get_config()
       .set("num_heads", num_heads_)

@@ -45,6 +45,8 @@ class MultiHeadAttention : public Layer {
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
   Config get_config() const override;
+  // As Keras's EinsumDense sublayers: query_dense, key_dense, value_dense, output_dense.
+  std::vector<WeightGroup> weight_groups() const override;
 
  private:
   struct Projection {

@@ -109,6 +109,13 @@ std::vector<Tensor> Bidirectional::compute_mask(const std::vector<Tensor>& input
   return out;
 }
 
+std::vector<WeightGroup> Bidirectional::weight_groups() const {
+  std::vector<WeightGroup> out{{"", {}, name()}};
+  append_weight_groups(out, "forward_layer", *forward_);
+  append_weight_groups(out, "backward_layer", *backward_);
+  return out;
+}
+
 Config Bidirectional::get_config() const {
   return Layer::get_config()
       .set("layer", serialize_layer(*forward_))

@@ -34,6 +34,7 @@ class Bidirectional : public Layer {
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
   Config get_config() const override;
+  std::vector<WeightGroup> weight_groups() const override;
 
   const Recurrent& forward_layer() const { return *forward_; }
   const Recurrent& backward_layer() const { return *backward_; }

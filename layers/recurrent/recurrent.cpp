@@ -185,6 +185,10 @@ std::vector<Tensor> Recurrent::compute_mask(const std::vector<Tensor>&,
   return out;
 }
 
+std::vector<WeightGroup> Recurrent::weight_groups() const {
+  return {{"", {}, name()}, {"cell", own_weights(), to_snake_case(class_name()) + "_cell"}};
+}
+
 Config Recurrent::get_config() const {
   Config c = Layer::get_config().set("units", units_).set("activation", options_.activation);
   if (cell_ != rnn::Cell::simple) c.set("recurrent_activation", options_.recurrent_activation);

@@ -51,6 +51,8 @@ class Recurrent : public Layer {
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
                                    const std::vector<Tensor>& masks) override;
   Config get_config() const override;
+  // Keras keeps a recurrent layer's weights in its cell: <layer>/cell/vars.
+  std::vector<WeightGroup> weight_groups() const override;
 
   rnn::Cell cell() const { return cell_; }
   int64_t units() const { return units_; }

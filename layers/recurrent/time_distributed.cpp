@@ -50,6 +50,12 @@ std::vector<Tensor> TimeDistributed::call(const std::vector<Tensor>& inputs,
   return out;
 }
 
+std::vector<WeightGroup> TimeDistributed::weight_groups() const {
+  std::vector<WeightGroup> out{{"", {}, name()}};
+  append_weight_groups(out, "layer", *layer_);
+  return out;
+}
+
 Config TimeDistributed::get_config() const {
   return Layer::get_config().set("layer", serialize_layer(*layer_));
 }

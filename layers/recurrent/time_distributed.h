@@ -26,6 +26,7 @@ class TimeDistributed : public Layer {
   void build(const std::vector<Shape>& input_shapes) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext& context) override;
   Config get_config() const override;
+  std::vector<WeightGroup> weight_groups() const override;
 
   const Layer& layer() const { return *layer_; }
 
