@@ -196,6 +196,16 @@ std::vector<WeightGroup> Layer::weight_groups() const {
   return out;
 }
 
+std::vector<Variable> Layer::random_states() const {
+  std::vector<Variable> out = random_states_;
+  for (const auto& layer : sublayers_)
+    for (const Variable& v : layer->random_states())
+      if (std::none_of(out.begin(), out.end(),
+                       [&](const Variable& o) { return o.state() == v.state(); }))
+        out.push_back(v);
+  return out;
+}
+
 std::vector<Variable> Layer::own_weights() const {
   std::vector<Variable> out;
   for (const bool trainable : {true, false})

@@ -123,6 +123,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   std::vector<Variable> trainable_weights() const;
   std::vector<Variable> non_trainable_weights() const;
   int64_t count_params() const;
+  // The states of the layer's random streams (its SeedGenerators) and its sublayers': not
+  // weights, but a checkpoint keeps them so a resumed run draws the same dropout masks.
+  std::vector<Variable> random_states() const;
   // The tracked sublayers (a model's layers, a wrapper's inner layer).
   const std::vector<std::shared_ptr<Layer>>& sublayers() const { return sublayers_; }
   // The sum of every weight regularizer's penalty (undefined when there are none).
@@ -146,6 +149,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   requires std::derived_from<L, Layer> std::shared_ptr<L> track(L&& layer) {
     return track(std::make_shared<L>(std::forward<L>(layer)));
   }
+  // Registers a SeedGenerator's state for random_states().
+  void track_random_state(const Variable& state) { random_states_.push_back(state); }
   // The layer's own weights, those created trainable first (Keras's save order).
   std::vector<Variable> own_weights() const;
   // Replaces the tracked sublayers (a Sequential's pop).
@@ -169,6 +174,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool built_ = false;
   bool warned_mask_dropped_ = false;
   std::vector<Variable> weights_;
+  std::vector<Variable> random_states_;
   std::vector<regularizers::RegularizerPtr> regularizers_;  // parallel to weights_
   std::vector<std::shared_ptr<Layer>> sublayers_;
 };

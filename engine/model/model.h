@@ -6,7 +6,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "datasets/dataset.h"
@@ -108,6 +110,10 @@ class Model : public layers::Layer {
   Trainer& trainer() const;
   // Set by callbacks (EarlyStopping, TerminateOnNaN) to end fit after the current batch.
   bool stop_training = false;
+  // Set by a callback's on_train_begin (BackupAndRestore) when it restored a run: the fit
+  // continues at this epoch, skipping the batches of it already trained, instead of at
+  // initial_epoch.
+  void resume_fit_at(int epoch, int64_t step) { resume_point_ = {epoch, step}; }
 
   // ---- weights ----
   std::vector<Tensor> get_weights() const;  // copies, in weights() order
@@ -124,6 +130,7 @@ class Model : public layers::Layer {
   std::vector<Tensor> output_masks_;
   std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
   std::unique_ptr<Trainer> trainer_;
+  std::optional<std::pair<int, int64_t>> resume_point_;
 };
 
 using ModelPtr = std::shared_ptr<Model>;

@@ -48,6 +48,10 @@ class Trainer {
   std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
   // Zeroes the loss tracker and metrics (at the start of each epoch and evaluation).
   void reset_metrics();
+  // Before the first step: builds the model and optimizer, resolves metrics against the first
+  // batch's shapes, and fixes the steps' signatures (compile's step_shapes). The steps call it;
+  // fit calls it before its callbacks start, so they may restore weights and optimizer state.
+  void prepare(const Batch& batch);
 
   optimizers::Optimizer& optimizer() const { return *optimizer_; }
   int64_t optimizer_param_count() const;
@@ -61,9 +65,6 @@ class Trainer {
   const StepFunction* train_function() const { return train_step_.get(); }
 
  private:
-  // Before the first step: builds the model and optimizer, resolves metrics against the first
-  // batch's shapes, and fixes the steps' signatures (compile's step_shapes).
-  void prepare(const Batch& batch);
   void prepare_predict(const std::vector<Tensor>& x);
   // A step's function options: `signature` (the model's unknown dims and any batch size) or
   // none, as compile's step_shapes says.

@@ -193,13 +193,24 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
   const int64_t per_execution = t.options().steps_per_execution;
 
   stop_training = false;
+  // Built before the callbacks start, so one may restore weights and optimizer state.
+  if (std::optional<datasets::Element> first = data.iterator(options.initial_epoch).next())
+    t.prepare(to_batch(*first, inputs, outputs, true));
+  resume_point_.reset();
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
+  const auto [first_epoch, skip] = resume_point_.value_or(std::pair{options.initial_epoch, 0});
+  resume_point_.reset();
   Logs epoch_logs;
-  for (int epoch = options.initial_epoch; epoch < options.epochs && !stop_training; ++epoch) {
+  for (int epoch = first_epoch; epoch < options.epochs && !stop_training; ++epoch) {
     t.reset_metrics();
     callbacks.each([&](Callback& c) { c.on_epoch_begin(epoch, {}); });
     Logs logs;
+    // Pass `epoch` of the data, so a resumed run sees the same order; a resumed epoch skips the
+    // batches it trained before it stopped.
+    datasets::Iterator pass = data.iterator(static_cast<uint64_t>(epoch));
     int64_t step = 0;
+    if (epoch == first_epoch)
+      while (step < skip && pass.next()) ++step;
     // As in Keras, callbacks hear of each group of steps_per_execution batches once: the begin
     // with its first step, the end with its last.
     std::vector<Batch> group;
@@ -210,17 +221,16 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
       group.clear();
       callbacks.each([&](Callback& c) { c.on_train_batch_end(step - 1, logs); });
     };
-    for (const datasets::Element& e : data) {
+    while (std::optional<datasets::Element> e = pass.next()) {
       const auto queued = step + static_cast<int64_t>(group.size());
       if (options.steps_per_epoch > 0 && queued >= options.steps_per_epoch) break;
-      group.push_back(to_batch(e, inputs, outputs, true));
+      group.push_back(to_batch(*e, inputs, outputs, true));
       if (static_cast<int64_t>(group.size()) == per_execution) run_group();
       if (stop_training) break;
     }
     if (!group.empty()) run_group();
     epoch_logs = logs;
-    if (options.validation_dataset &&
-        (epoch + 1 - options.initial_epoch) % options.validation_freq == 0) {
+    if (options.validation_dataset && (epoch + 1) % options.validation_freq == 0) {
       // Validation runs through the fit's callbacks, so the bar knows to stay quiet.
       const Logs val = run_test(*this, *options.validation_dataset, callbacks, -1);
       for (const auto& [name, value] : val) epoch_logs["val_" + name] = value;

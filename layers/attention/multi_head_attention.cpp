@@ -36,6 +36,7 @@ MultiHeadAttention::MultiHeadAttention(int64_t num_heads, int64_t key_dim,
       value_dim_(options.value_dim > 0 ? options.value_dim : key_dim),
       options_(std::move(options)),
       seed_generator_(options_.seed, "attention_seed") {
+  track_random_state(seed_generator_.state());
   KILN_CHECK(num_heads > 0 && key_dim > 0, "MultiHeadAttention: num_heads and key_dim must be ",
              "positive, got ", num_heads, " and ", key_dim);
   KILN_CHECK(options_.dropout >= 0 && options_.dropout < 1,

@@ -11,6 +11,7 @@ Dropout::Dropout(double rate, DropoutOptions options)
       rate_(rate),
       seed_(options.seed),
       seed_generator_(options.seed, "dropout_seed") {
+  track_random_state(seed_generator_.state());
   KILN_CHECK(rate >= 0 && rate < 1, "Dropout: rate must be in [0, 1), got ", rate);
   supports_masking_ = true;
 }

@@ -55,6 +55,7 @@ Recurrent::Recurrent(rnn::Cell cell, int64_t units, RecurrentOptions options)
       activation_(rnn::Activation::tanh),
       recurrent_activation_(rnn::Activation::sigmoid),
       seed_generator_(options_.seed, "recurrent_seed") {
+  track_random_state(seed_generator_.state());
   KILN_CHECK(units > 0, class_of(cell), ": units must be positive, got ", units);
   KILN_CHECK(options_.dropout >= 0 && options_.dropout < 1 && options_.recurrent_dropout >= 0 &&
                  options_.recurrent_dropout < 1,

@@ -1,0 +1,99 @@
+#include "engine/saving/checkpoint.h"
+
+#include "engine/model/model.h"
+#include "engine/model/trainer.h"
+#include "engine/saving/atomic_write.h"
+#include "engine/saving/variable_groups.h"
+#include "framework/core/error.h"
+#include "framework/random/random.h"
+#include "layers/registry.h"
+
+namespace kiln::saving {
+namespace {
+
+constexpr const char* kKiln = "kiln";
+
+layers::WeightGroup optimizer_group(const Model& model) {
+  const optimizers::Optimizer& o = model.trainer().optimizer();
+  return {"optimizer", o.variables(), layers::to_snake_case(o.class_name())};
+}
+
+layers::WeightGroup random_group(const Model& model) {
+  return {"kiln/random_states", model.random_states(), "random_states"};
+}
+
+// The model's Keras config as JSON, or "" for a model without one (a subclass).
+std::string model_config_json(const Model& model) {
+  try {
+    return layers::serialize_layer(model).to_json();
+  } catch (const Error&) {
+    return "";
+  }
+}
+
+int64_t read_int(const H5Group& group, const std::string& name) {
+  const Tensor t = group.read(name);
+  KILN_CHECK(t.numel() == 1 && !is_floating(t.dtype()), group.where(), "/", name,
+             " must be one integer");
+  return t.item<int64_t>();
+}
+
+void check_is_checkpoint(const H5Group& root) {
+  KILN_CHECK(root.has_group(kKiln), root.where(),
+             " is not a kiln checkpoint (no kiln/ group; a weights-only file loads with "
+             "load_weights)");
+}
+
+}  // namespace
+
+void save_checkpoint(const Model& model, const std::string& path, const TrainingState& state,
+                     const std::string& run_config) {
+  KILN_CHECK(model.built(), "save_checkpoint: model '", model.name(), "' has no weights yet");
+  std::vector<layers::WeightGroup> groups = model.weight_groups();
+  groups.push_back(optimizer_group(model));
+  groups.push_back(random_group(model));
+  const random::Generator& gen = random::default_generator();
+  const std::string model_config = model_config_json(model);
+  write_atomically(path, [&](const std::string& temporary) {
+    H5Group root = H5File::create(temporary).root();
+    write_groups(root, groups);
+    H5Group kiln = root.group(kKiln);
+    kiln.write("epoch", scalar(state.epoch, DType::i64));
+    kiln.write("step", scalar(static_cast<double>(state.step), DType::i64));
+    kiln.write("generator", from_vector<int64_t>({static_cast<int64_t>(gen.seed()),
+                                                  static_cast<int64_t>(gen.draws())},
+                                                 Shape({2})));
+    kiln.set_attr("model_config", model_config);
+    kiln.set_attr("run_config", run_config);
+  });
+}
+
+TrainingState load_checkpoint(Model& model, const std::string& path) {
+  const H5Group root = H5File::open(path).root();
+  check_is_checkpoint(root);
+  std::vector<StagedValue> staged = stage_groups(root, model.weight_groups(), "weights for");
+  for (const auto& [group, what] : {std::pair{optimizer_group(model), "optimizer state for"},
+                                    std::pair{random_group(model), "random state for"}}) {
+    std::vector<StagedValue> more = stage_groups(root, {group}, what);
+    staged.insert(staged.end(), more.begin(), more.end());
+  }
+  const H5Group kiln = root.open_group(kKiln);
+  const TrainingState state{static_cast<int>(read_int(kiln, "epoch")), read_int(kiln, "step")};
+  const std::vector<int64_t> gen = kiln.read("generator").to_vector<int64_t>();
+  KILN_CHECK(gen.size() == 2, kiln.where(), "/generator must hold [seed, draws]");
+  assign_all(staged);
+  random::default_generator().set_state(static_cast<uint64_t>(gen[0]),
+                                        static_cast<uint64_t>(gen[1]));
+  return state;
+}
+
+CheckpointInfo read_checkpoint_info(const std::string& path) {
+  const H5Group root = H5File::open(path).root();
+  check_is_checkpoint(root);
+  const H5Group kiln = root.open_group(kKiln);
+  return {{static_cast<int>(read_int(kiln, "epoch")), read_int(kiln, "step")},
+          kiln.attr_string("model_config"),
+          kiln.attr_string("run_config")};
+}
+
+}  // namespace kiln::saving
