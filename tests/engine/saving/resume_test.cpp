@@ -14,6 +14,7 @@
 #include "engine/model/sequential.h"
 #include "engine/model/trainer.h"
 #include "engine/saving/checkpoint.h"
+#include "engine/saving/inspect.h"
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
 #include "framework/random/random.h"
@@ -147,6 +148,13 @@ TEST(Checkpoint, LoadingChecksTheOptimizerBeforeAssigningAnything) {
   adam.fit(make_data(), {.epochs = 1, .verbose = 0});
   saving::save_checkpoint(adam, path, {1, 0}, R"({"run": "test"})");
   EXPECT_EQ(saving::read_checkpoint_info(path).run_config, R"({"run": "test"})");
+  // What `kiln inspect` prints.
+  const std::string report = saving::describe_file(path);
+  for (const std::string part : {": kiln checkpoint\n", "epoch 1, step 0", "Model: \"sequential\"",
+                                 "layers/batch_normalization/vars/3  [16] float32",
+                                 "optimizer 'adam': 14 variables, iterations 13",
+                                 "kiln/random_states", "run config: {\"run\": \"test\"}"})
+    EXPECT_NE(report.find(part), std::string::npos) << "'" << part << "' not in:\n" << report;
 
   Sequential sgd = make_model("sgd");
   sgd.fit(make_data(), {.epochs = 1, .verbose = 0, .steps_per_epoch = 1});
