@@ -1,0 +1,185 @@
+#include "configs/yaml_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "framework/core/error.h"
+
+namespace kiln::configs {
+namespace {
+
+std::string origin_of(const std::string& name, const YAML::Mark& mark) {
+  return name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+// YAML 1.2 core schema resolution of a plain scalar.
+Config plain_scalar(const std::string& s) {
+  static const std::regex null_re("~|null|Null|NULL|");
+  static const std::regex true_re("true|True|TRUE");
+  static const std::regex false_re("false|False|FALSE");
+  static const std::regex int_re("[-+]?[0-9]+");
+  static const std::regex hex_re("0x[0-9a-fA-F]+");
+  static const std::regex float_re("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
+  static const std::regex inf_re("[-+]?\\.(inf|Inf|INF)");
+  static const std::regex nan_re("\\.(nan|NaN|NAN)");
+  if (std::regex_match(s, null_re)) return Config();
+  if (std::regex_match(s, true_re)) return Config(true);
+  if (std::regex_match(s, false_re)) return Config(false);
+  try {
+    if (std::regex_match(s, int_re)) return Config(static_cast<int64_t>(std::stoll(s)));
+    if (std::regex_match(s, hex_re))
+      return Config(static_cast<int64_t>(std::stoll(s, nullptr, 16)));
+  } catch (const std::out_of_range&) {
+    return Config(std::stod(s));  // too large for int64: a float, as YAML readers do
+  }
+  if (std::regex_match(s, float_re)) return Config(std::stod(s));
+  if (std::regex_match(s, inf_re))
+    return Config(s[0] == '-' ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity());
+  if (std::regex_match(s, nan_re)) return Config(std::numeric_limits<double>::quiet_NaN());
+  return Config(s);
+}
+
+Config convert(const YAML::Node& node, const std::string& name) {
+  Config out;
+  switch (node.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      break;
+    case YAML::NodeType::Scalar:
+      // yaml-cpp tags plain scalars "?" and quoted ones "!".
+      out = node.Tag() == "!" ? Config(node.Scalar()) : plain_scalar(node.Scalar());
+      break;
+    case YAML::NodeType::Sequence:
+      out = Config::list();
+      for (const YAML::Node& item : node) out.push_back(convert(item, name));
+      break;
+    case YAML::NodeType::Map:
+      out = Config::map();
+      for (const auto& kv : node) {
+        KILN_CHECK(kv.first.IsScalar(), origin_of(name, kv.first.Mark()),
+                   ": map keys must be plain names");
+        const std::string key = kv.first.Scalar();
+        KILN_CHECK(!out.contains(key), origin_of(name, kv.first.Mark()), ": duplicate key '", key,
+                   "'");
+        Config value = convert(kv.second, name);
+        // A null value has no mark of its own: point at its key.
+        if (value.origin().empty())
+          value.set_origin(
+              origin_of(name, kv.second.IsNull() ? kv.first.Mark() : kv.second.Mark()));
+        out.set(key, std::move(value));
+      }
+      break;
+  }
+  if (node.IsDefined()) out.set_origin(origin_of(name, node.Mark()));
+  return out;
+}
+
+// `over` merged onto `base`: maps key by key, anything else replaced.
+Config merged(Config base, const Config& over) {
+  if (!base.is_map() || !over.is_map()) return over;
+  for (const auto& [key, value] : over.as_map()) {
+    const Config* old = base.find(key);
+    base.set(key, old != nullptr ? merged(*old, value) : value);
+  }
+  base.set_origin(over.origin());
+  return base;
+}
+
+Config load(const std::string& path, std::vector<std::string>& including) {
+  namespace fs = std::filesystem;
+  const std::string canonical = fs::weakly_canonical(path).string();
+  for (const std::string& p : including)
+    KILN_CHECK(p != canonical, path, ": included again while including itself (a cycle)");
+  KILN_CHECK(fs::exists(path), "cannot read the run file ", path, ": no such file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::ParserException& e) {
+    throw Error(detail::concat(origin_of(path, e.mark), ": ", e.msg));
+  } catch (const YAML::Exception& e) {
+    throw Error(detail::concat("cannot read the run file ", path, ": ", e.what()));
+  }
+  Config config = convert(root, path);
+  if (!config.is_map() || !config.contains("include")) return config;
+  const Config includes = config["include"];
+  config.erase("include");
+  including.push_back(canonical);
+  Config base = Config::map();
+  for (const Config& item : includes.is_list() ? includes.as_list() : Config::List{includes}) {
+    const fs::path file = fs::path(path).parent_path() / item.as_string();
+    KILN_CHECK(fs::exists(file), item.where(), "include: no such file ", file.string());
+    base = merged(std::move(base), load(file.string(), including));
+  }
+  including.pop_back();
+  return merged(std::move(base), config);
+}
+
+}  // namespace
+
+Config load_yaml_file(const std::string& path) {
+  std::vector<std::string> including;
+  Config config = load(path, including);
+  config.set_path("");
+  return config;
+}
+
+Config parse_yaml(std::string_view text, const std::string& name) {
+  try {
+    Config config = convert(YAML::Load(std::string(text)), name);
+    config.set_path("");
+    return config;
+  } catch (const YAML::ParserException& e) {
+    throw Error(detail::concat(origin_of(name, e.mark), ": ", e.msg));
+  }
+}
+
+void apply_override(Config& config, std::string_view assignment, const std::string& origin) {
+  const size_t eq = assignment.find('=');
+  KILN_CHECK(eq != std::string_view::npos && eq > 0, origin, ": '", assignment,
+             "' is not key.path=value");
+  const std::string path(assignment.substr(0, eq));
+  Config value = parse_yaml(assignment.substr(eq + 1), origin);
+  value.set_origin(origin);
+  // Split "a.b[2].c" into a, b, 2, c.
+  std::vector<std::string> keys;
+  std::string part;
+  for (const char c : path) {
+    if (c == '.' || c == '[' || c == ']') {
+      if (!part.empty()) keys.push_back(part);
+      part.clear();
+    } else {
+      part += c;
+    }
+  }
+  if (!part.empty()) keys.push_back(part);
+  KILN_CHECK(!keys.empty(), origin, ": '", assignment, "' names no key");
+  Config* at = &config;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string& key = keys[i];
+    const bool last = i + 1 == keys.size();
+    if (at->is_list()) {
+      KILN_CHECK(key.find_first_not_of("0123456789") == std::string::npos, origin, ": '", path,
+                 "': '", key, "' indexes a list, so it must be a number");
+      const auto index = static_cast<size_t>(std::stoull(key));
+      KILN_CHECK(index < at->size(), origin, ": '", path, "': index ", index,
+                 " is past the end of a list of ", at->size());
+      Config& item = at->as_list()[index];
+      if (last) item = value;
+      at = &item;
+      continue;
+    }
+    if (!at->is_map()) *at = Config::map();
+    if (last) {
+      at->set(key, value);
+    } else if (at->find(key) == nullptr) {
+      at->set(key, Config::map());
+    }
+    at = at->find(key);
+  }
+  config.set_path("");
+}
+
+}  // namespace kiln::configs
