@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <regex>
 
@@ -117,7 +118,58 @@ Config load(const std::string& path, std::vector<std::string>& including) {
   return merged(std::move(base), config);
 }
 
+void emit(YAML::Emitter& out, const Config& c) {
+  switch (c.type()) {
+    case Config::Type::null:
+      out << YAML::Null;
+      break;
+    case Config::Type::boolean:
+      out << c.as_bool();
+      break;
+    case Config::Type::integer:
+      out << c.as_int();
+      break;
+    case Config::Type::floating: {
+      // Full precision, and always readable back as a float (1.0, not 1).
+      const double v = c.as_double();
+      std::string text = std::isnan(v)   ? ".nan"
+                         : std::isinf(v) ? (v < 0 ? "-.inf" : ".inf")
+                                         : c.to_json();
+      if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+      out << text;
+      break;
+    }
+    case Config::Type::string: {
+      const std::string& s = c.as_string();
+      if (plain_scalar(s).is_string())
+        out << s;
+      else
+        out << YAML::DoubleQuoted << s;
+      break;
+    }
+    case Config::Type::list:
+      out << YAML::BeginSeq;
+      for (const Config& item : c.as_list()) emit(out, item);
+      out << YAML::EndSeq;
+      break;
+    case Config::Type::map:
+      out << YAML::BeginMap;
+      for (const auto& [key, value] : c.as_map()) {
+        out << YAML::Key << key << YAML::Value;
+        emit(out, value);
+      }
+      out << YAML::EndMap;
+      break;
+  }
+}
+
 }  // namespace
+
+std::string to_yaml(const Config& config) {
+  YAML::Emitter out;
+  emit(out, config);
+  return std::string(out.c_str()) + "\n";
+}
 
 Config load_yaml_file(const std::string& path) {
   std::vector<std::string> including;

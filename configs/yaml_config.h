@@ -24,4 +24,8 @@ Config parse_yaml(std::string_view text, const std::string& name);
 void apply_override(Config& config, std::string_view assignment,
                     const std::string& origin = "--set");
 
+// `config` as a YAML document (block style; strings that would read back as another type are
+// quoted), which parse_yaml reads back to an equal Config.
+std::string to_yaml(const Config& config);
+
 }  // namespace kiln::configs

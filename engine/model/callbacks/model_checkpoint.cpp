@@ -1,6 +1,7 @@
 #include "engine/model/callbacks/model_checkpoint.h"
 
 #include <cstdio>
+#include <filesystem>
 
 #include "engine/model/callbacks/filename_template.h"
 #include "engine/model/model.h"
@@ -70,6 +71,11 @@ void ModelCheckpoint::save(int epoch, int64_t batch, int next_epoch, int64_t nex
     saving::save_checkpoint(model(), path, {next_epoch, next_step});
   if (options_.verbose > 0) std::printf("Epoch %d: saving model to %s\n", epoch + 1, path.c_str());
   last_saved_ = path;
+  if (saved_.empty() || saved_.back() != path) saved_.push_back(path);
+  while (options_.keep_last > 0 && saved_.size() > static_cast<size_t>(options_.keep_last)) {
+    std::filesystem::remove(saved_.front());
+    saved_.pop_front();
+  }
 }
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 // (engine/saving/weights_file.h); any other .h5 name a full checkpoint with the optimizer and
 // random state (engine/saving/checkpoint.h). Every write is atomic.
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,8 @@ struct ModelCheckpointOptions {
   std::string mode = "auto";
   int64_t save_freq = 0;  // 0: at the end of every epoch (Keras's "epoch"); N > 0: every N batches
   std::optional<double> initial_value_threshold = std::nullopt;
+  // Keeps only the newest keep_last files this callback wrote (0: all); not a Keras option.
+  int keep_last = 0;
 };
 
 class ModelCheckpoint : public Callback {
@@ -48,6 +51,7 @@ class ModelCheckpoint : public Callback {
   int epoch_ = 0;
   int64_t batches_since_save_ = 0;
   std::string last_saved_;
+  std::deque<std::string> saved_;  // oldest first, for keep_last
 };
 
 }  // namespace kiln

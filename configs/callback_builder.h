@@ -1,0 +1,26 @@
+#pragma once
+// The `callbacks` list of a run file: Keras callbacks by class name with Keras's arguments.
+//
+//   callbacks:
+//     - EarlyStopping: {monitor: val_loss, patience: 2, restore_best_weights: true}
+//     - ReduceLROnPlateau: {factor: 0.5, patience: 1}
+//     - TerminateOnNaN: {}
+//     - ModelCheckpoint: {filepath: "best.weights.h5", save_best_only: true}
+//     - BackupAndRestore: {backup_dir: backup, save_freq: 100}
+//     - CSVLogger: {filename: extra_log.csv}
+//
+// Relative paths are taken inside the run's output directory.
+#include <string>
+#include <vector>
+
+#include "engine/model/callbacks/callback.h"
+#include "framework/core/config.h"
+
+namespace kiln::configs {
+
+std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir);
+
+// Keras's save_freq: "epoch" (0) or a number of batches.
+int64_t save_freq_of(const Config& spec);
+
+}  // namespace kiln::configs

@@ -1,0 +1,296 @@
+#include "configs/run.h"
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "configs/callback_builder.h"
+#include "configs/data_builder.h"
+#include "configs/keras_objects.h"
+#include "configs/model_builder.h"
+#include "configs/run_callbacks.h"
+#include "configs/yaml_config.h"
+#include "engine/model/callbacks/csv_logger.h"
+#include "engine/model/callbacks/model_checkpoint.h"
+#include "engine/saving/atomic_write.h"
+#include "framework/core/error.h"
+#include "framework/random/random.h"
+#include "layers/dtype_policy.h"
+#include "losses/registry.h"
+#include "optimizers/registry.h"
+
+namespace kiln::configs {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Training {
+  int epochs = 1;
+  uint64_t seed = 42;
+  int64_t steps_per_execution = 1;
+  bool run_eagerly = false;
+  StepShapes step_shapes = StepShapes::model_inputs;
+};
+
+// Runs `f`, putting `where` before an error that does not already say where it is.
+template <typename F>
+auto located(const Config& at, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    if (at.origin().empty() || message.find(at.origin()) != std::string::npos) throw;
+    throw Error(at.where() + message);
+  }
+}
+
+Training training_of(const Config& run) {
+  Training t;
+  const Config* c = run.find("training");
+  if (c == nullptr || c->is_null()) return t;
+  c->check_keys({"epochs", "seed", "steps_per_execution", "run_eagerly", "step_shapes"},
+                "training");
+  t.epochs = static_cast<int>(c->get_int("epochs", 1));
+  KILN_CHECK(t.epochs >= 1, (*c)["epochs"].where(), "epochs must be at least 1");
+  t.seed = static_cast<uint64_t>(c->get_int("seed", 42));
+  t.steps_per_execution = c->get_int("steps_per_execution", 1);
+  KILN_CHECK(t.steps_per_execution >= 1, (*c)["steps_per_execution"].where(),
+             "steps_per_execution must be at least 1");
+  t.run_eagerly = c->get_bool("run_eagerly", false);
+  const std::string shapes = c->get_string("step_shapes", "model_inputs");
+  if (shapes == "exact")
+    t.step_shapes = StepShapes::exact;
+  else if (shapes == "reduce_retracing")
+    t.step_shapes = StepShapes::reduce_retracing;
+  else
+    KILN_CHECK(shapes == "model_inputs", (*c)["step_shapes"].where(),
+               "step_shapes must be model_inputs, exact or reduce_retracing, got '", shapes, "'");
+  return t;
+}
+
+void apply_precision(const Config& run) {
+  const Config* p = run.find("precision");
+  const std::string name = p == nullptr || p->is_null() ? "float32" : p->as_string();
+  located(p == nullptr ? run : *p, [&] {
+    layers::set_global_policy(name);
+    return 0;
+  });
+}
+
+void check_distribute(const Config& run) {
+  const Config* d = run.find("distribute");
+  if (d == nullptr || d->is_null()) return;
+  d->check_keys({"strategy", "devices"}, "distribute");
+  const std::string strategy = d->get_string("strategy", "default");
+  KILN_CHECK(strategy == "default" || strategy == "one_device", (*d)["strategy"].where(),
+             "strategy '", strategy,
+             "' is not available yet: kiln trains on one device (default or one_device)");
+  if (const Config* devices = d->find("devices"))
+    for (const Config& dev : devices->as_list())
+      KILN_CHECK(dev.as_string() == "cpu" || dev.as_string() == "cpu:0", dev.where(), "device '",
+                 dev.as_string(), "' is not available to this run (cpu only)");
+}
+
+losses::LossPtr loss_of(const Config& spec) {
+  return located(spec, [&] {
+    const std::optional<Config> object = keras_object(spec, "loss");
+    return object ? losses::from_config(*object) : losses::get(spec.as_string());
+  });
+}
+
+optimizers::OptimizerPtr optimizer_of(const Config* spec) {
+  if (spec == nullptr || spec->is_null()) return optimizers::get("rmsprop");  // Keras's default
+  return located(*spec, [&] {
+    const std::optional<Config> object = keras_object(*spec, "optimizer");
+    return object ? optimizers::from_config(*object) : optimizers::get(spec->as_string());
+  });
+}
+
+CompileOptions compile_options(const Config& run, const Training& t) {
+  KILN_CHECK(run.contains("loss"), run.where(), "a run needs a loss");
+  CompileOptions o;
+  o.loss = loss_of(run["loss"]);
+  o.optimizer = optimizer_of(run.find("optimizer"));
+  if (const Config* metrics = run.find("metrics"); metrics != nullptr && !metrics->is_null()) {
+    for (const Config& m : metrics->as_list()) {
+      KILN_CHECK(m.is_string(), m.where(), "metrics are named by string (accuracy, mae, ...)");
+      o.metrics.emplace_back(m.as_string());
+    }
+  }
+  o.run_eagerly = t.run_eagerly;
+  o.steps_per_execution = t.steps_per_execution;
+  o.step_shapes = t.step_shapes;
+  return o;
+}
+
+std::string output_dir(const Config& run) {
+  const Config* out = run.find("output");
+  if (out != nullptr && !out->is_null()) {
+    out->check_keys({"dir"}, "output");
+    if (out->contains("dir")) return (*out)["dir"].as_string();
+  }
+  const std::string name = run["model"].get_string("name", "run");
+  return (fs::path("runs") / (name.empty() ? "run" : name)).string();
+}
+
+// The checkpoint section as a ModelCheckpoint inside the run directory.
+CallbackPtr checkpoint_callback(const Config& run, const std::string& out_dir) {
+  const Config* c = run.find("checkpoint");
+  if (c == nullptr || c->is_null()) return nullptr;
+  c->check_keys({"directory", "filename", "monitor", "mode", "save_best_only", "save_freq",
+                 "save_weights_only", "keep_last"},
+                "checkpoint");
+  const fs::path dir = fs::path(out_dir) / c->get_string("directory", "checkpoints");
+  fs::create_directories(dir);
+  const std::string filename = c->get_string("filename", c->get_bool("save_weights_only", false)
+                                                             ? "epoch{epoch:02d}.weights.h5"
+                                                             : "epoch{epoch:02d}.h5");
+  return located(*c, [&]() -> CallbackPtr {
+    return std::make_shared<ModelCheckpoint>(
+        (dir / filename).string(),
+        ModelCheckpointOptions{.monitor = c->get_string("monitor", "val_loss"),
+                               .save_best_only = c->get_bool("save_best_only", false),
+                               .save_weights_only = c->get_bool("save_weights_only", false),
+                               .mode = c->get_string("mode", "auto"),
+                               .save_freq = save_freq_of(*c),
+                               .keep_last = static_cast<int>(c->get_int("keep_last", 0))});
+  });
+}
+
+// The model section with the data's facts filled in, built.
+std::shared_ptr<Model> model_of(const Config& run, const std::map<std::string, Config>& facts,
+                                Config& resolved) {
+  Config spec = run["model"];
+  substitute_data_facts(spec, facts);
+  resolved.set("model", spec);
+  layers::reset_names();
+  return build_model(spec);
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  saving::write_atomically(path, [&](const std::string& temporary) {
+    std::ofstream out(temporary);
+    out << text;
+    KILN_CHECK(out.good(), "cannot write ", temporary);
+  });
+}
+
+// The first batch's inputs build a model declared without input shapes.
+void build_from_data(Model& model, const datasets::Dataset& data) {
+  if (model.built()) return;
+  const std::optional<datasets::Element> first = data.iterator(0).next();
+  KILN_CHECK(first.has_value(), "the data is empty");
+  model.predict_on_batch({(*first)[0]});
+}
+
+const std::vector<std::string> kSections{"model",      "data",       "loss",     "optimizer",
+                                         "metrics",    "callbacks",  "training", "precision",
+                                         "distribute", "checkpoint", "output"};
+
+}  // namespace
+
+Config load_run(const std::string& file, const std::vector<std::string>& overrides) {
+  Config run = load_yaml_file(file);
+  for (const std::string& o : overrides) apply_override(run, o);
+  KILN_CHECK(run.is_map(), file, ": a run file is a map of sections (model, data, loss, ...)");
+  run.check_keys(kSections, "a run file");
+  for (const char* section : {"model", "data", "loss"})
+    KILN_CHECK(run.contains(section), file, ": a run needs a '", section, "' section");
+  return run;
+}
+
+void validate_run(const Config& run) {
+  const Training t = training_of(run);
+  apply_precision(run);
+  check_distribute(run);
+  check_data(run["data"]);
+  // Stand-ins for what only the data knows.
+  const std::map<std::string, Config> facts{{"num_classes", Config(int64_t{2})},
+                                            {"vocabulary_size", Config(int64_t{2})}};
+  Config resolved = run;
+  const std::shared_ptr<Model> model = model_of(run, facts, resolved);
+  model->compile(compile_options(run, t));
+  const std::string out = output_dir(run);
+  build_callbacks(run.find("callbacks") ? run["callbacks"] : Config(), out);
+  checkpoint_callback(run, (fs::temp_directory_path() / "kiln_validate").string());
+  fs::remove_all(fs::temp_directory_path() / "kiln_validate");
+}
+
+TrainResult train(const Config& run, const TrainOptions& options) {
+  const Training t = training_of(run);
+  apply_precision(run);
+  check_distribute(run);
+  random::set_seed(t.seed);
+  const RunData data = build_data(run["data"], t.seed);
+  Config resolved = run;
+  const std::shared_ptr<Model> model = model_of(run, data.facts, resolved);
+  model->compile(compile_options(run, t));
+
+  TrainResult result;
+  result.output_dir = output_dir(run);
+  fs::create_directories(result.output_dir);
+  write_text((fs::path(result.output_dir) / "config.yaml").string(), to_yaml(resolved));
+  const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();
+
+  std::vector<CallbackPtr> callbacks =
+      build_callbacks(run.find("callbacks") ? run["callbacks"] : Config(), result.output_dir);
+  if (CallbackPtr c = checkpoint_callback(run, result.output_dir)) callbacks.push_back(c);
+  callbacks.push_back(std::make_shared<CSVLogger>(
+      (fs::path(result.output_dir) / "log.csv").string(), ',', options.resume));
+  if (options.resume || !options.resume_from.empty()) {
+    const std::string from = options.resume_from.empty() ? latest : options.resume_from;
+    KILN_CHECK(fs::exists(from), "--resume: no checkpoint at ", from,
+               options.resume_from.empty() ? " (has this run trained an epoch yet?)" : "");
+    callbacks.push_back(std::make_shared<ResumeFrom>(from));
+  }
+  auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, resolved.to_json());
+  callbacks.push_back(latest_checkpoint);
+
+  interrupt_requested().store(false);
+  const auto previous = std::signal(SIGINT, [](int) { interrupt_requested().store(true); });
+  try {
+    model->fit(data.train, {.epochs = t.epochs,
+                            .verbose = options.verbose,
+                            .callbacks = callbacks,
+                            .validation_dataset = data.validation});
+  } catch (...) {
+    std::signal(SIGINT, previous);
+    throw;
+  }
+  std::signal(SIGINT, previous);
+  result.interrupted = latest_checkpoint->interrupted();
+  if (!result.interrupted && data.test)
+    result.test_scores = model->evaluate(*data.test, {.verbose = 0});
+  return result;
+}
+
+LoadedRun evaluate(const Config& run, const std::string& weights) {
+  const Training t = training_of(run);
+  apply_precision(run);
+  check_distribute(run);
+  random::set_seed(t.seed);
+  const RunData data = build_data(run["data"], t.seed);
+  Config resolved = run;
+  LoadedRun out{model_of(run, data.facts, resolved), {}};
+  out.model->compile(compile_options(run, t));
+  const datasets::Dataset& split = data.test ? *data.test : *data.validation;
+  build_from_data(*out.model, split);
+  out.model->load_weights(weights);
+  out.test_scores = out.model->evaluate(split, {.verbose = 0});
+  return out;
+}
+
+std::string format_scores(const std::map<std::string, double>& scores, const std::string& prefix) {
+  std::string out;
+  const auto add = [&](const std::string& name, double value) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.4f", value);
+    out += (out.empty() ? "" : " - ") + prefix + name + ": " + buffer;
+  };
+  if (const auto it = scores.find("loss"); it != scores.end()) add("loss", it->second);
+  for (const auto& [name, value] : scores)
+    if (name != "loss") add(name, value);
+  return out;
+}
+
+}  // namespace kiln::configs

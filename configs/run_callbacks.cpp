@@ -1,0 +1,34 @@
+#include "configs/run_callbacks.h"
+
+#include "engine/model/model.h"
+#include "engine/saving/checkpoint.h"
+#include "framework/core/log.h"
+
+namespace kiln::configs {
+
+std::atomic<bool>& interrupt_requested() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+
+void LatestCheckpoint::on_train_batch_end(int64_t batch, const Logs&) {
+  if (!interrupt_requested().load() || interrupted_) return;
+  interrupted_ = true;
+  saving::save_checkpoint(model(), path_, {epoch_, batch + 1}, run_config_);
+  log(LogLevel::warning, "interrupted: wrote ", path_, " (epoch ", epoch_ + 1, ", batch ",
+      batch + 1, "); `kiln train --resume` continues from it");
+  model().stop_training = true;
+}
+
+void LatestCheckpoint::on_epoch_end(int epoch, const Logs&) {
+  if (!interrupted_) saving::save_checkpoint(model(), path_, {epoch + 1, 0}, run_config_);
+}
+
+void ResumeFrom::on_train_begin(const Logs&) {
+  const saving::TrainingState state = saving::load_checkpoint(model(), path_);
+  log(LogLevel::info, "resuming from ", path_, " at epoch ", state.epoch + 1, ", batch ",
+      state.step);
+  model().resume_fit_at(state.epoch, state.step);
+}
+
+}  // namespace kiln::configs

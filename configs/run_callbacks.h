@@ -1,0 +1,42 @@
+#pragma once
+// The callbacks `kiln train` adds to every run: the run directory's latest checkpoint (each
+// epoch, and when Ctrl-C asks training to stop), and resuming from a checkpoint.
+#include <atomic>
+#include <string>
+
+#include "engine/model/callbacks/callback.h"
+
+namespace kiln::configs {
+
+// Set by the SIGINT handler `kiln train` installs; read at each batch's end.
+std::atomic<bool>& interrupt_requested();
+
+// Writes `path` (a full checkpoint with the run's config) after every epoch; when
+// interrupt_requested() turns true it writes one after the current batch and stops fit.
+class LatestCheckpoint : public Callback {
+ public:
+  LatestCheckpoint(std::string path, std::string run_config)
+      : path_(std::move(path)), run_config_(std::move(run_config)) {}
+  void on_epoch_begin(int epoch, const Logs&) override { epoch_ = epoch; }
+  void on_train_batch_end(int64_t batch, const Logs&) override;
+  void on_epoch_end(int epoch, const Logs&) override;
+  bool interrupted() const { return interrupted_; }
+
+ private:
+  std::string path_;
+  std::string run_config_;
+  int epoch_ = 0;
+  bool interrupted_ = false;
+};
+
+// Restores a checkpoint when fit starts and continues at the epoch and batch it records.
+class ResumeFrom : public Callback {
+ public:
+  explicit ResumeFrom(std::string path) : path_(std::move(path)) {}
+  void on_train_begin(const Logs&) override;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace kiln::configs
