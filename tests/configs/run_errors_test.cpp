@@ -1,0 +1,140 @@
+// Every kind of mistake in a run file gets an error with file:line:column, the key path, what
+// was expected and, for names, a suggestion; `kiln validate` finds them without training. The
+// shipped configs/*.yaml validate.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "configs/run.h"
+#include "framework/core/error.h"
+
+namespace kiln::configs {
+namespace {
+
+const char* const kGood = R"(model:
+  input: {shape: [4]}
+  layers:
+    - Dense: {units: 8, activation: relu}
+    - Dense: {units: "${data.num_classes}"}
+data: {dataset: fashion_mnist, batch_size: 16}
+loss: {SparseCategoricalCrossentropy: {from_logits: true}}
+optimizer: {Adam: {learning_rate: 0.001}}
+metrics: [accuracy]
+callbacks:
+  - EarlyStopping: {patience: 1}
+training: {epochs: 1}
+)";
+
+class RunErrors : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("kiln_run_" + std::to_string(getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // The error `kiln validate` reports for `text` (the good run with one line changed).
+  std::string error_for(const std::string& text) {
+    const std::string path = (dir_ / "run.yaml").string();
+    std::ofstream(path) << text;
+    try {
+      validate_run(load_run(path));
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  std::string replaced(const std::string& from, const std::string& to) {
+    std::string text = kGood;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  }
+  void expect_error(const std::string& from, const std::string& to,
+                    const std::vector<std::string>& parts) {
+    const std::string e = error_for(replaced(from, to));
+    for (const std::string& part : parts)
+      EXPECT_NE(e.find(part), std::string::npos) << "'" << part << "' not in: " << e;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(RunErrors, TheGoodRunValidates) {
+  EXPECT_EQ(error_for(kGood), "(no error)");
+}
+
+TEST_F(RunErrors, EachMistakeNamesItsPlace) {
+  // A section name misspelt.
+  expect_error("optimizer:", "optimiser:",
+               {"run.yaml:8:12: optimiser: unknown key 'optimiser' for a run file",
+                "did you mean 'optimizer'?"});
+  // A layer type that does not exist.
+  expect_error("- Dense: {units: 8", "- Dnese: {units: 8",
+               {"run.yaml:4:14: unknown layer type 'Dnese'", "did you mean 'Dense'?"});
+  // A layer argument misspelt.
+  expect_error("{units: 8,", "{unit: 8,",
+               {"run.yaml:4:", "unknown key 'unit'", "did you mean 'units'?"});
+  // A value of the wrong type.
+  expect_error("{units: 8,", "{units: eight,",
+               {"run.yaml:4:", "model.layers[0].Dense.units", "expected"});
+  // An unknown dataset, loss, optimizer, callback.
+  expect_error("dataset: fashion_mnist", "dataset: fashion_mnst",
+               {"run.yaml:6:", "unknown dataset 'fashion_mnst'", "did you mean 'fashion_mnist'?"});
+  expect_error("{SparseCategoricalCrossentropy:", "{SparseCategoricalCrossentropi:",
+               {"run.yaml:7:", "SparseCategoricalCrossentropi"});
+  expect_error("{Adam: {learning_rate", "{Adamm: {learning_rate", {"run.yaml:8:", "Adamm"});
+  expect_error(
+      "- EarlyStopping: {patience: 1}", "- EarlyStoping: {patience: 1}",
+      {"run.yaml:11:", "unknown callback 'EarlyStoping'", "did you mean 'EarlyStopping'?"});
+  expect_error("{patience: 1}", "{patiense: 1}",
+               {"run.yaml:11:", "unknown key 'patiense' for EarlyStopping", "'patience'"});
+  // A data fact that does not exist.
+  expect_error("${data.num_classes}", "${data.num_class}",
+               {"run.yaml:5:", "the data has no 'num_class'"});
+  // A bad value in training.
+  expect_error("training: {epochs: 1}", "training: {epochs: 0}",
+               {"run.yaml:12:", "epochs must be at least 1"});
+  // A strategy this build cannot run.
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {strategy: mirrored}",
+               {"run.yaml:13:", "strategy 'mirrored' is not available"});
+  // YAML syntax.
+  expect_error("metrics: [accuracy]", "metrics: [accuracy", {"run.yaml:"});
+  // A missing section.
+  expect_error("loss: {SparseCategoricalCrossentropy: {from_logits: true}}\n", "",
+               {"run.yaml: a run needs a 'loss' section"});
+}
+
+TEST_F(RunErrors, FunctionalGraphReferencesAreChecked) {
+  const std::string run = R"(model:
+  inputs:
+    image: {shape: [4]}
+  layers:
+    - {name: hidden, Dense: {units: 8}, inputs: image}
+    - {name: out, Dense: {units: 2}, inputs: hiden}
+  outputs: [out]
+data: {dataset: fashion_mnist}
+loss: mse
+)";
+  const std::string e = error_for(run);
+  EXPECT_NE(e.find("run.yaml:6:"), std::string::npos) << e;
+  EXPECT_NE(e.find("no input or earlier layer named 'hiden' (did you mean 'hidden'?)"),
+            std::string::npos)
+      << e;
+}
+
+TEST(ShippedConfigs, AllValidate) {
+  size_t n = 0;
+  for (const auto& f :
+       std::filesystem::directory_iterator(std::string(KILN_SOURCE_DIR) + "/configs")) {
+    if (f.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(f.path().string());
+    EXPECT_NO_THROW(validate_run(load_run(f.path().string())));
+    ++n;
+  }
+  EXPECT_GE(n, 3u);
+}
+
+}  // namespace
+}  // namespace kiln::configs
