@@ -35,6 +35,15 @@ std::optional<Config> keras_object(const Config& spec, const std::string& what,
   return out;
 }
 
+bool points_into_file(const std::string& message, const Config& at) {
+  // origin is "path:line:column".
+  const std::string& origin = at.origin();
+  const size_t column = origin.rfind(':');
+  const size_t line = column == std::string::npos ? column : origin.rfind(':', column - 1);
+  if (line == std::string::npos) return false;
+  return message.find(origin.substr(0, line + 1)) != std::string::npos;
+}
+
 void check_class(const Config& spec, const std::string& class_name,
                  const std::vector<std::string>& known, const std::string& what) {
   if (std::find(known.begin(), known.end(), class_name) != known.end()) return;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "framework/core/config.h"
+#include "framework/core/error.h"
 
 namespace kiln::configs {
 
@@ -19,6 +20,21 @@ namespace kiln::configs {
 // `extra_keys` may sit beside the class key (a layer's "name" and "inputs").
 std::optional<Config> keras_object(const Config& spec, const std::string& what,
                                    const std::vector<std::string>& extra_keys = {});
+
+// Whether `message` already points into the file `at` comes from (an error raised while reading
+// a nested value names its own place).
+bool points_into_file(const std::string& message, const Config& at);
+
+// Runs `f`; an error from it that does not point into the run file gets `at`'s place first.
+template <typename F>
+auto located(const Config& at, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    if (at.origin().empty() || points_into_file(e.what(), at)) throw;
+    throw Error(at.where() + e.what());
+  }
+}
 
 // `spec`'s class name checked against `known`, with a suggestion when it is not there.
 void check_class(const Config& spec, const std::string& class_name,

@@ -35,14 +35,7 @@ layers::LayerPtr make_layer(const Config& entry) {
   check_class((*object)["class_name"], class_name, layers::known_layers(), "layer type");
   Config serialized = *object;
   if (entry.contains("name")) serialized.find("config")->set("name", entry["name"]);
-  try {
-    return layers::deserialize_layer(serialized);
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    // Errors the layer raised about its arguments already say where; others get the entry's.
-    if (message.find(entry.origin()) != std::string::npos || entry.origin().empty()) throw;
-    throw Error(detail::concat(entry.where(), class_name, ": ", message));
-  }
+  return located(entry, [&] { return layers::deserialize_layer(serialized); });
 }
 
 std::shared_ptr<Model> sequential(const Config& model) {

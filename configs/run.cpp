@@ -32,18 +32,6 @@ struct Training {
   StepShapes step_shapes = StepShapes::model_inputs;
 };
 
-// Runs `f`, putting `where` before an error that does not already say where it is.
-template <typename F>
-auto located(const Config& at, F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    const std::string message = e.what();
-    if (at.origin().empty() || message.find(at.origin()) != std::string::npos) throw;
-    throw Error(at.where() + message);
-  }
-}
-
 Training training_of(const Config& run) {
   Training t;
   const Config* c = run.find("training");
