@@ -252,20 +252,33 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   return result;
 }
 
-LoadedRun evaluate(const Config& run, const std::string& weights) {
+// The run's model, compiled, built and holding `weights`, with the run's data.
+std::pair<std::shared_ptr<Model>, RunData> load_trained(const Config& run,
+                                                        const std::string& weights) {
   const Training t = training_of(run);
   apply_precision(run);
   check_distribute(run);
   random::set_seed(t.seed);
-  const RunData data = build_data(run["data"], t.seed);
+  RunData data = build_data(run["data"], t.seed);
   Config resolved = run;
-  LoadedRun out{model_of(run, data.facts, resolved), {}};
-  out.model->compile(compile_options(run, t));
-  const datasets::Dataset& split = data.test ? *data.test : *data.validation;
-  build_from_data(*out.model, split);
-  out.model->load_weights(weights);
-  out.test_scores = out.model->evaluate(split, {.verbose = 0});
-  return out;
+  std::shared_ptr<Model> model = model_of(run, data.facts, resolved);
+  model->compile(compile_options(run, t));
+  build_from_data(*model, data.train);
+  model->load_weights(weights);
+  return {model, std::move(data)};
+}
+
+LoadedRun evaluate(const Config& run, const std::string& weights) {
+  auto [model, data] = load_trained(run, weights);
+  const std::optional<datasets::Dataset>& split = data.test ? data.test : data.validation;
+  KILN_CHECK(split.has_value(),
+             "evaluate: the run's data has neither a test nor a validation split");
+  return {model, model->evaluate(*split, {.verbose = 0})};
+}
+
+Tensor predict(const Config& run, const std::string& weights, const Tensor& input) {
+  const auto loaded = load_trained(run, weights);
+  return loaded.first->predict(input, {.verbose = 0});
 }
 
 std::string format_scores(const std::map<std::string, double>& scores, const std::string& prefix) {

@@ -49,6 +49,10 @@ struct LoadedRun {
 };
 LoadedRun evaluate(const Config& run, const std::string& weights);
 
+// The model's predictions for `input` (one batch of the model's input; any number of rows), with
+// the weights from `weights`: `kiln predict`.
+Tensor predict(const Config& run, const std::string& weights, const Tensor& input);
+
 // "test_loss: 0.3312 - test_accuracy: 0.8846"
 std::string format_scores(const std::map<std::string, double>& scores, const std::string& prefix);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "configs/run.h"
+#include "datasets/npy_file.h"
 #include "engine/saving/inspect.h"
 #include "framework/core/log.h"
 
@@ -26,6 +27,8 @@ const char* const kHelp =
     "                 resolved config, log.csv and checkpoints; ends with the test scores\n"
     "  evaluate RUN.yaml --weights FILE [--set key=value ...]\n"
     "                 the test split's loss and metrics with the given weights\n"
+    "  predict RUN.yaml --weights FILE --input IN.npy --output OUT.npy [--set key=value ...]\n"
+    "                 the model's outputs for the rows of IN.npy\n"
     "  validate RUN.yaml [--set key=value ...]\n"
     "                 checks the run file (keys, layers, arguments) without training\n"
     "  inspect FILE   what a weights file or checkpoint holds: the run's epoch and step, the\n"
@@ -52,6 +55,13 @@ const char* const kTrainHelp =
 const char* const kEvaluateHelp =
     "usage: kiln evaluate RUN.yaml --weights FILE [--set key=value ...]\n";
 
+const char* const kPredictHelp =
+    "usage: kiln predict RUN.yaml --weights FILE --input IN.npy --output OUT.npy "
+    "[--set key=value ...]\n"
+    "\n"
+    "IN.npy holds a batch of the model's input (rows first, e.g. uint8 or float32 [n, 28, 28]\n"
+    "images, int32 [n, length] token ids); OUT.npy gets the model's output for each row.\n";
+
 const char* const kValidateHelp = "usage: kiln validate RUN.yaml [--set key=value ...]\n";
 
 const char* const kInspectHelp =
@@ -71,6 +81,8 @@ struct RunArgs {
   bool resume = false;
   std::string resume_from;
   std::string weights;
+  std::string input;
+  std::string output;
 };
 
 // Parses `args`; nullopt after printing a usage error (its status in *status) or help.
@@ -96,10 +108,10 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, cons
     } else if (takes_resume && a == "--resume") {
       out.resume = true;
       if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) out.resume_from = args[++i];
-    } else if (takes_weights && a == "--weights") {
+    } else if (takes_weights && (a == "--weights" || a == "--input" || a == "--output")) {
       const std::string* v = value();
-      if (v == nullptr) return *status = usage_error("--weights needs a file"), std::nullopt;
-      out.weights = *v;
+      if (v == nullptr) return *status = usage_error(a + " needs a file"), std::nullopt;
+      (a == "--weights" ? out.weights : a == "--input" ? out.input : out.output) = *v;
     } else if (a.rfind("--", 0) == 0) {
       *status = usage_error("unknown option '" + a + "'");
       return std::nullopt;
@@ -145,6 +157,20 @@ int evaluate(const std::vector<std::string>& args) {
   const kiln::configs::LoadedRun loaded =
       kiln::configs::evaluate(kiln::configs::load_run(a->file, a->overrides), a->weights);
   std::printf("%s\n", kiln::configs::format_scores(loaded.test_scores, "test_").c_str());
+  return 0;
+}
+
+int predict(const std::vector<std::string>& args) {
+  int status = 0;
+  const std::optional<RunArgs> a = parse_run_args(args, kPredictHelp, false, true, &status);
+  if (!a) return status;
+  if (a->input.empty() || a->output.empty())
+    return usage_error("predict needs --input IN.npy and --output OUT.npy");
+  const kiln::Tensor input = kiln::datasets::load_npy(a->input);
+  const kiln::Tensor output =
+      kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides), a->weights, input);
+  kiln::datasets::save_npy(a->output, output);
+  std::printf("wrote %s: %lld rows\n", a->output.c_str(), static_cast<long long>(output.dim(0)));
   return 0;
 }
 
@@ -195,6 +221,7 @@ int main(int argc, char** argv) {
     }
     if (command == "train") return train(args, verbose);
     if (command == "evaluate") return evaluate(args);
+    if (command == "predict") return predict(args);
     if (command == "validate") return validate(args);
     if (command == "inspect") return inspect(args);
     return usage_error("unknown command '" + command + "'");

@@ -1,0 +1,51 @@
+// A run trained through configs::train leaves a run directory whose checkpoint evaluate and
+// predict load: evaluating it reproduces train's test scores, predictions have a row per input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "configs/run.h"
+#include "configs/yaml_config.h"
+#include "datasets/fashion_mnist.h"
+#include "framework/ops/ops.h"
+
+namespace kiln::configs {
+namespace {
+
+TEST(TrainRun, CheckpointsReproduceTheTestScores) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kiln_train_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  Config run = load_run(std::string(KILN_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml",
+                        {"data.limit=1200", "training.epochs=2", "output.dir=" + dir.string(),
+                         "checkpoint.keep_last=1", "checkpoint.save_best_only=false",
+                         "checkpoint.filename=epoch{epoch}.h5"});
+  const TrainResult trained = train(run, {.verbose = 0});
+  ASSERT_FALSE(trained.interrupted);
+  ASSERT_TRUE(trained.test_scores.contains("accuracy"));
+  for (const char* file : {"config.yaml", "log.csv", "latest.checkpoint.h5"})
+    EXPECT_TRUE(std::filesystem::exists(dir / file)) << file;
+  // keep_last: 1 leaves only the newest of the per-epoch files.
+  EXPECT_FALSE(std::filesystem::exists(dir / "checkpoints/epoch1.h5"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "checkpoints/epoch2.h5"));
+  // The resolved config reads back: the data fact is filled in.
+  const Config resolved = load_yaml_file((dir / "config.yaml").string());
+  EXPECT_EQ(resolved["model"]["layers"].at(4)["Dense"]["units"].as_int(), 10);
+
+  const std::string latest = (dir / "latest.checkpoint.h5").string();
+  const LoadedRun loaded = evaluate(run, latest);
+  EXPECT_EQ(loaded.test_scores, trained.test_scores);
+
+  const datasets::FashionMnist data = datasets::load_fashion_mnist();
+  const Tensor rows = ops::slice(data.test.images, {0, 0, 0}, {7, -1, -1});
+  const Tensor out = predict(run, latest, rows);
+  EXPECT_EQ(out.shape(), Shape({7, 10}));
+  EXPECT_EQ(format_scores({{"loss", 0.33121}, {"accuracy", 0.88456}}, "test_"),
+            "test_loss: 0.3312 - test_accuracy: 0.8846");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kiln::configs

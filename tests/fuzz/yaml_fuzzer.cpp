@@ -1,0 +1,19 @@
+// libFuzzer target: any bytes as a run file. Reading may fail with kiln::Error (a clear message),
+// never crash, hang or leak; a document that reads must survive a YAML round trip and a --set.
+#include <cstdint>
+#include <string_view>
+
+#include "configs/yaml_config.h"
+#include "framework/core/error.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    kiln::Config c = kiln::configs::parse_yaml(text, "fuzz.yaml");
+    const kiln::Config again = kiln::configs::parse_yaml(kiln::configs::to_yaml(c), "again.yaml");
+    if (!(again == c) && c.to_json() == c.to_json()) __builtin_trap();  // NaN never equals itself
+    kiln::configs::apply_override(c, "training.epochs=3");
+  } catch (const kiln::Error&) {
+  }
+  return 0;
+}
