@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "apps/examples/custom_parts.h"
 #include "configs/run.h"
 #include "framework/core/error.h"
 
@@ -125,6 +126,7 @@ loss: mse
 }
 
 TEST(ShippedConfigs, AllValidate) {
+  examples::register_custom_parts();  // fashion_mnist_custom_layer.yaml names them
   size_t n = 0;
   for (const auto& f :
        std::filesystem::directory_iterator(std::string(KILN_SOURCE_DIR) + "/configs")) {

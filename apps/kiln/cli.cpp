@@ -1,0 +1,236 @@
+#include "apps/kiln/cli.h"
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "configs/run.h"
+#include "datasets/npy_file.h"
+#include "engine/saving/inspect.h"
+#include "framework/core/log.h"
+
+namespace {
+
+constexpr int kFailure = 1;
+constexpr int kUsage = 2;
+
+const char* const kHelp =
+    "usage: kiln [--quiet | --verbose] <command> [arguments]\n"
+    "\n"
+    "commands:\n"
+    "  train RUN.yaml [--set key=value ...] [--resume [CHECKPOINT]]\n"
+    "                 trains as the run file says; the run directory (output.dir) gets the\n"
+    "                 resolved config, log.csv and checkpoints; ends with the test scores\n"
+    "  evaluate RUN.yaml --weights FILE [--set key=value ...]\n"
+    "                 the test split's loss and metrics with the given weights\n"
+    "  predict RUN.yaml --weights FILE --input IN.npy --output OUT.npy [--set key=value ...]\n"
+    "                 the model's outputs for the rows of IN.npy\n"
+    "  validate RUN.yaml [--set key=value ...]\n"
+    "                 checks the run file (keys, layers, arguments) without training\n"
+    "  inspect FILE   what a weights file or checkpoint holds: the run's epoch and step, the\n"
+    "                 model's summary (when the file stores its config), every variable with\n"
+    "                 its shape and dtype, the optimizer's state and the stored run config\n"
+    "  help           this text (also --help, -h)\n"
+    "\n"
+    "options:\n"
+    "  --quiet        only errors\n"
+    "  --verbose      also kiln's debug messages\n"
+    "\n"
+    "exit status: 0 success, 1 the command failed, 2 a usage error\n";
+
+const char* const kTrainHelp =
+    "usage: kiln train RUN.yaml [--set key=value ...] [--resume [CHECKPOINT]]\n"
+    "\n"
+    "  --set key=value   overrides a value of the run file (optimizer.learning_rate=3e-4,\n"
+    "                    model.layers[1].Dense.units=64); repeatable\n"
+    "  --resume          continues from the run directory's latest.checkpoint.h5, or from\n"
+    "                    CHECKPOINT\n"
+    "\n"
+    "Ctrl-C stops after the current batch, writing latest.checkpoint.h5 first.\n";
+
+const char* const kEvaluateHelp =
+    "usage: kiln evaluate RUN.yaml --weights FILE [--set key=value ...]\n";
+
+const char* const kPredictHelp =
+    "usage: kiln predict RUN.yaml --weights FILE --input IN.npy --output OUT.npy "
+    "[--set key=value ...]\n"
+    "\n"
+    "IN.npy holds a batch of the model's input (rows first, e.g. uint8 or float32 [n, 28, 28]\n"
+    "images, int32 [n, length] token ids); OUT.npy gets the model's output for each row.\n";
+
+const char* const kValidateHelp = "usage: kiln validate RUN.yaml [--set key=value ...]\n";
+
+const char* const kInspectHelp =
+    "usage: kiln inspect FILE\n"
+    "\n"
+    "Prints what FILE (a kiln checkpoint, a Keras 3 .weights.h5, or a legacy Keras .h5) holds.\n";
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "kiln: %s\n(kiln --help lists the commands)\n", message.c_str());
+  return kUsage;
+}
+
+// RUN.yaml and the options after it.
+struct RunArgs {
+  std::string file;
+  std::vector<std::string> overrides;
+  bool resume = false;
+  std::string resume_from;
+  std::string weights;
+  std::string input;
+  std::string output;
+};
+
+// Parses `args`; nullopt after printing a usage error (its status in *status) or help.
+std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, const char* help,
+                                      bool takes_resume, bool takes_weights, int* status) {
+  RunArgs out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&]() -> const std::string* {
+      return i + 1 < args.size() ? &args[++i] : nullptr;
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(help, stdout);
+      *status = 0;
+      return std::nullopt;
+    }
+    if (a == "--set") {
+      const std::string* v = value();
+      if (v == nullptr) return *status = usage_error("--set needs key=value"), std::nullopt;
+      out.overrides.push_back(*v);
+    } else if (a.rfind("--set=", 0) == 0) {
+      out.overrides.push_back(a.substr(6));
+    } else if (takes_resume && a == "--resume") {
+      out.resume = true;
+      if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) out.resume_from = args[++i];
+    } else if (takes_weights && (a == "--weights" || a == "--input" || a == "--output")) {
+      const std::string* v = value();
+      if (v == nullptr) return *status = usage_error(a + " needs a file"), std::nullopt;
+      (a == "--weights" ? out.weights : a == "--input" ? out.input : out.output) = *v;
+    } else if (a.rfind("--", 0) == 0) {
+      *status = usage_error("unknown option '" + a + "'");
+      return std::nullopt;
+    } else if (out.file.empty()) {
+      out.file = a;
+    } else {
+      *status = usage_error("unexpected argument '" + a + "'");
+      return std::nullopt;
+    }
+  }
+  if (out.file.empty()) {
+    *status = usage_error("no run file given");
+    return std::nullopt;
+  }
+  if (takes_weights && out.weights.empty()) {
+    *status = usage_error("--weights FILE is required");
+    return std::nullopt;
+  }
+  return out;
+}
+
+int train(const std::vector<std::string>& args, int verbose) {
+  int status = 0;
+  const std::optional<RunArgs> a = parse_run_args(args, kTrainHelp, true, false, &status);
+  if (!a) return status;
+  const kiln::Config run = kiln::configs::load_run(a->file, a->overrides);
+  const kiln::configs::TrainResult result = kiln::configs::train(
+      run, {.resume = a->resume, .resume_from = a->resume_from, .verbose = verbose});
+  if (result.interrupted) {
+    std::printf("interrupted; resume with: kiln train %s --resume\n", a->file.c_str());
+    return kFailure;
+  }
+  if (!result.test_scores.empty())
+    std::printf("%s\n", kiln::configs::format_scores(result.test_scores, "test_").c_str());
+  std::printf("run directory: %s\n", result.output_dir.c_str());
+  return 0;
+}
+
+int evaluate(const std::vector<std::string>& args) {
+  int status = 0;
+  const std::optional<RunArgs> a = parse_run_args(args, kEvaluateHelp, false, true, &status);
+  if (!a) return status;
+  const kiln::configs::LoadedRun loaded =
+      kiln::configs::evaluate(kiln::configs::load_run(a->file, a->overrides), a->weights);
+  std::printf("%s\n", kiln::configs::format_scores(loaded.test_scores, "test_").c_str());
+  return 0;
+}
+
+int predict(const std::vector<std::string>& args) {
+  int status = 0;
+  const std::optional<RunArgs> a = parse_run_args(args, kPredictHelp, false, true, &status);
+  if (!a) return status;
+  if (a->input.empty() || a->output.empty())
+    return usage_error("predict needs --input IN.npy and --output OUT.npy");
+  const kiln::Tensor input = kiln::datasets::load_npy(a->input);
+  const kiln::Tensor output =
+      kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides), a->weights, input);
+  kiln::datasets::save_npy(a->output, output);
+  std::printf("wrote %s: %lld rows\n", a->output.c_str(), static_cast<long long>(output.dim(0)));
+  return 0;
+}
+
+int validate(const std::vector<std::string>& args) {
+  int status = 0;
+  const std::optional<RunArgs> a = parse_run_args(args, kValidateHelp, false, false, &status);
+  if (!a) return status;
+  kiln::configs::validate_run(kiln::configs::load_run(a->file, a->overrides));
+  std::printf("%s: valid\n", a->file.c_str());
+  return 0;
+}
+
+int inspect(const std::vector<std::string>& args) {
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::fputs(kInspectHelp, stdout);
+    return 0;
+  }
+  if (args.size() != 1)
+    return usage_error("inspect takes one file, got " + std::to_string(args.size()));
+  std::fputs(kiln::saving::describe_file(args[0]).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace
+
+namespace kiln::cli {
+
+int run(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  int verbose = -1;  // fit's "auto"
+  // Global options come before the command.
+  while (!args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help") {
+    if (args[0] == "--quiet") {
+      kiln::set_log_level(kiln::LogLevel::error);
+      verbose = 0;
+    } else if (args[0] == "--verbose") {
+      kiln::set_log_level(kiln::LogLevel::debug);
+    } else {
+      return usage_error("unknown option '" + args[0] + "'");
+    }
+    args.erase(args.begin());
+  }
+  if (args.empty()) return usage_error("no command given");
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "help" || command == "--help" || command == "-h") {
+      std::fputs(kHelp, stdout);
+      return 0;
+    }
+    if (command == "train") return train(args, verbose);
+    if (command == "evaluate") return evaluate(args);
+    if (command == "predict") return predict(args);
+    if (command == "validate") return validate(args);
+    if (command == "inspect") return inspect(args);
+    return usage_error("unknown command '" + command + "'");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kiln %s: %s\n", command.c_str(), e.what());
+    return kFailure;
+  }
+}
+
+}  // namespace kiln::cli
