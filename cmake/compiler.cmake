@@ -20,6 +20,16 @@ if(KILN_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# Fuzzing: every library instrumented for libFuzzer's coverage and checked by AddressSanitizer;
+# the fuzz targets themselves link libFuzzer's main (tests/fuzz).
+if(KILN_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "KILN_FUZZ needs clang (libFuzzer): configure with CXX=clang++")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address)
+endif()
+
 function(kiln_set_target_options target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${KILN_CXX_WARNINGS}>)
 endfunction()

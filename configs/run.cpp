@@ -89,8 +89,13 @@ losses::LossPtr loss_of(const Config& spec) {
 optimizers::OptimizerPtr optimizer_of(const Config* spec) {
   if (spec == nullptr || spec->is_null()) return optimizers::get("rmsprop");  // Keras's default
   return located(*spec, [&] {
-    const std::optional<Config> object = keras_object(*spec, "optimizer");
-    return object ? optimizers::from_config(*object) : optimizers::get(spec->as_string());
+    std::optional<Config> object = keras_object(*spec, "optimizer");
+    if (!object) return optimizers::get(spec->as_string());
+    // A schedule as {ExponentialDecay: {...}} becomes Keras's form too.
+    Config* args = object->find("config");
+    if (const Config* rate = args->find("learning_rate"); rate != nullptr && rate->is_map())
+      args->set("learning_rate", *keras_object(*rate, "learning_rate"));
+    return optimizers::from_config(*object);
   });
 }
 

@@ -107,6 +107,17 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
                {"run.yaml: a run needs a 'loss' section"});
 }
 
+TEST_F(RunErrors, OptimizerSchedulesTakeTheSameForms) {
+  EXPECT_EQ(error_for(replaced("{Adam: {learning_rate: 0.001}}",
+                               "{Adam: {learning_rate: {ExponentialDecay: {initial_learning_rate: "
+                               "0.01, decay_steps: 100, decay_rate: 0.9}}}}")),
+            "(no error)");
+  expect_error("{Adam: {learning_rate: 0.001}}",
+               "{Adam: {learning_rate: {ExponentialDecai: {initial_learning_rate: 0.01}}}}",
+               {"run.yaml:8:", "unknown learning-rate schedule 'ExponentialDecai'",
+                "did you mean 'ExponentialDecay'?"});
+}
+
 TEST_F(RunErrors, FunctionalGraphReferencesAreChecked) {
   const std::string run = R"(model:
   inputs:
