@@ -1,10 +1,12 @@
 #include "engine/executor/executable.h"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <map>
 #include <sstream>
 
+#include "engine/executor/op_profiler.h"
 #include "engine/graph/op_traits.h"
 #include "engine/graph/subgraphs.h"
 #include "framework/core/convert.h"
@@ -513,6 +515,41 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
   return outputs;
 }
 
+void Executable::run_step(const Step& s) {
+  if (s.prepared != nullptr)
+    s.prepared->run(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+  else if (s.fn != nullptr)
+    s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+  else
+    run_control(controls_[static_cast<size_t>(s.control)]);
+}
+
+// Labels name what a step computes, so the same step of many plans (batch sizes) and of many
+// layers of one shape add up: the op, its attributes, operand and result metas, the program.
+void Executable::run_steps_profiled() {
+  const Graph& g = *graph_;
+  if (profile_labels_.empty()) {
+    for (int node : step_node_) {
+      const GraphNode& n = g.nodes[static_cast<size_t>(node)];
+      std::ostringstream label;
+      label << op_def(n.op).name << '(';
+      for (size_t k = 0; k < n.inputs.size(); ++k)
+        label << (k ? ", " : "") << describe(metas_[static_cast<size_t>(n.inputs[k])]);
+      label << ") -> " << describe(metas_[static_cast<size_t>(node)]);
+      if (!n.attrs.empty()) label << " {" << n.attrs.to_string() << '}';
+      if (n.payload) label << ' ' << n.payload->describe();
+      profile_labels_.push_back(label.str());
+    }
+  }
+  std::vector<double> seconds(steps_.size());
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const auto start = std::chrono::steady_clock::now();
+    run_step(steps_[k]);
+    seconds[k] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  profiler::record(profile_labels_, seconds);
+}
+
 void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
   const Graph& g = *graph_;
   struct Unbind {
@@ -556,14 +593,10 @@ void Executable::run_into(std::span<const Tensor> inputs, std::span<const Tensor
     bind(buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(g.outputs[k])])], out.storage,
          out.offset);
   }
-  for (const Step& s : steps_) {
-    if (s.prepared != nullptr)
-      s.prepared->run(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
-    else if (s.fn != nullptr)
-      s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
-    else
-      run_control(controls_[static_cast<size_t>(s.control)]);
-  }
+  if (profiler::enabled())
+    run_steps_profiled();
+  else
+    for (const Step& s : steps_) run_step(s);
   // Arguments, variables and constants returned as they are, and outputs sharing a buffer.
   for (size_t k = 0; k < outputs.size(); ++k)
     if (!direct_output_[k]) copy_into(outputs[k], values_[static_cast<size_t>(g.outputs[k])]);

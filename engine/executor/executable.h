@@ -100,6 +100,8 @@ class Executable {
   void assign_in_place();
   void place_in_arena();
   void make_steps();
+  void run_step(const Step& s);
+  void run_steps_profiled();
   void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);
   void unbind();
 
@@ -118,6 +120,7 @@ class Executable {
   std::vector<std::pair<Executable*, Executable*>> subplans_of_;  // per node
   std::vector<int> step_of_;                                      // per node, -1 if none
   std::vector<int> step_node_;                                    // per step
+  std::vector<std::string> profile_labels_;                       // per step, made when profiled
   Device device_;
   std::shared_ptr<Storage> arena_;        // the plan's own, without a shared arena
   std::vector<TensorImpl*> arena_bound_;  // with one: handles re-pointed at it per run

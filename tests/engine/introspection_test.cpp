@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "engine/executor/op_profiler.h"
 #include "engine/function/function.h"
 #include "framework/ops/ops.h"
 
@@ -9,6 +10,7 @@ namespace kiln {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 auto dense_relu() {
   return [](const Tensor& x, const Tensor& w) { return ops::relu(ops::matmul(x, w) + 1.0); };
@@ -41,6 +43,27 @@ TEST(Introspection, CountersSignaturesAndGraphs) {
   EXPECT_THAT(dot, HasSubstr("digraph \"dense\""));
   EXPECT_THAT(dot, HasSubstr("matmul"));
   EXPECT_THAT(dot, HasSubstr("-> out0"));
+}
+
+TEST(Introspection, ProfilerGroupsStepsByWhatTheyCompute) {
+  auto f = function(dense_relu(), {.name = "dense"});
+  const Tensor w = ones({4, 2});
+  f(ones({3, 4}), w);  // traced and planned before profiling starts: only runs are timed
+  engine::profiler::reset();
+  engine::profiler::start();
+  for (int i = 0; i < 3; ++i) f(ones({3, 4}), w);
+  f(ones({5, 4}), w);  // another plan: its steps are groups of their own
+  engine::profiler::stop();
+  f(ones({3, 4}), w);  // not counted
+  const std::string report = engine::profiler::report();
+  engine::profiler::reset();
+  EXPECT_THAT(report, HasSubstr("op profile"));
+  EXPECT_THAT(report, ::testing::MatchesRegex(
+                          "(.|\n)* 3 +[0-9.]+  matmul\\(float32\\[3, 4\\], float32\\[4, "
+                          "2\\]\\) -> float32\\[3, 2\\] \\{transpose_a=false(.|\n)*"));
+  EXPECT_THAT(report, HasSubstr("-> float32[5, 2] {dtype=float32} <float32: t0 = add(x0, x1); "
+                                "t1 = relu(t0)>"));
+  EXPECT_THAT(engine::profiler::report(), Not(HasSubstr("matmul")));
 }
 
 TEST(Introspection, PlanSharesMemoryAndRunsElementwiseOpsInPlace) {
