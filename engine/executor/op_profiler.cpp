@@ -39,8 +39,12 @@ namespace detail {
 std::atomic<bool> enabled{started_by_environment()};
 }
 
-void start() { detail::enabled = true; }
-void stop() { detail::enabled = false; }
+void start() {
+  detail::enabled = true;
+}
+void stop() {
+  detail::enabled = false;
+}
 
 void reset() {
   const std::lock_guard lock(groups_mutex());

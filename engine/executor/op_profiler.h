@@ -13,7 +13,9 @@ namespace detail {
 extern std::atomic<bool> enabled;
 }
 
-inline bool enabled() { return detail::enabled.load(std::memory_order_relaxed); }
+inline bool enabled() {
+  return detail::enabled.load(std::memory_order_relaxed);
+}
 void start();
 void stop();
 void reset();

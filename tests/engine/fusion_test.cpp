@@ -11,6 +11,7 @@
 #include "engine/function/function.h"
 #include "engine/passes/passes.h"
 #include "framework/autodiff/grad.h"
+#include "framework/backends/cpu/cpu_isa.h"
 #include "framework/ops/ops.h"
 #include "framework/random/random.h"
 #include "tests/engine/graph_builder.h"
@@ -148,6 +149,19 @@ void expect_same(const std::vector<Tensor>& fused, const std::vector<Tensor>& un
   }
 }
 
+// Runs check() with the fused loops of every instruction set level this processor has.
+template <typename Check>
+void at_every_isa(Check check) {
+  const cpu::CpuIsa saved = cpu::cpu_isa();
+  for (cpu::CpuIsa isa : {cpu::CpuIsa::sse2, cpu::CpuIsa::avx2, cpu::CpuIsa::avx512}) {
+    if (isa > cpu::detected_cpu_isa()) break;
+    SCOPED_TRACE(cpu::cpu_isa_name(isa));
+    cpu::set_cpu_isa(isa);
+    check();
+  }
+  cpu::set_cpu_isa(saved);
+}
+
 // Enough elements to split across threads, in rows that do not align with the kernel's blocks;
 // inputs of the output's shape, a bias row, a column, a bool mask and a scalar (read beside an
 // array, where it stays one value, and by where, which needs it spread over a block).
@@ -173,7 +187,7 @@ TEST(FusedKernel, MatchesUnfusedOnEveryKindOfInput) {
 
   const std::vector<Tensor> inputs{uniform(shape), uniform({257}), uniform({300, 1}),
                                    ops::greater(uniform(shape), 0.0)};
-  expect_same(run(fused, inputs), run(g, inputs));
+  at_every_isa([&] { expect_same(run(fused, inputs), run(g, inputs)); });
 }
 
 TEST(FusedKernel, Float64AndBoolOutputs) {
@@ -188,7 +202,12 @@ TEST(FusedKernel, Float64AndBoolOutputs) {
   ASSERT_EQ(fused.nodes.size(), 4u) << to_text(fused);
 
   const std::vector<Tensor> inputs{uniform({1000}, DType::f64) * 4.0};
-  expect_same(run(fused, inputs), run(g, inputs));
+  at_every_isa([&] { expect_same(run(fused, inputs), run(g, inputs)); });
+}
+
+TEST(FusedKernel, InstructionSetLevelsAboveTheProcessorsAreRefused) {
+  if (cpu::detected_cpu_isa() == cpu::CpuIsa::avx512) GTEST_SKIP() << "this processor has all";
+  EXPECT_THROW(cpu::set_cpu_isa(cpu::CpuIsa::avx512), Error);
 }
 
 // The fused node writes over the matmul result it consumes, as its ops did one by one.

@@ -3,12 +3,14 @@
 // reads its inputs and writes its output once instead of n times.
 #include <algorithm>
 #include <array>
-#include <functional>
+#include <cstddef>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "framework/backends/cpu/block_loops.h"
 #include "framework/backends/cpu/broadcast_plan.h"
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/parallel.h"
@@ -24,73 +26,57 @@ namespace {
 // instruction) is noise. Measured on 1M-float chains: 512 was 20% slower, 4096 no faster.
 constexpr int64_t kBlock = 2048;
 
-// Runs one instruction over n elements: args are its operand registers, out its result. A
-// splat operand (a scalar input) points at its one value.
+// One instruction's loop with its functor (the op's attributes), at the instruction set level
+// the plan was made for.
 template <typename C>
-using BlockFn = std::function<void(const C* const* args, C* out, int64_t n)>;
-
-// Which operand of a binary op is a splat: the value stays in a register instead of being
-// spread over a block and loaded again per element, as the unfused loops do.
-enum class Splat : uint8_t { none, first, second };
-
-template <typename C, typename F>
-BlockFn<C> binary_fn(F f, Splat splat) {
-  switch (splat) {
-    case Splat::first:
-      return [f](const C* const* a, C* out, int64_t n) {
-        const C va = a[0][0];
-#pragma omp simd
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<C>(f(va, a[1][i]));
-      };
-    case Splat::second:
-      return [f](const C* const* a, C* out, int64_t n) {
-        const C vb = a[1][0];
-#pragma omp simd
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<C>(f(a[0][i], vb));
-      };
-    case Splat::none:
-      break;
+class BlockFn {
+ public:
+  template <typename F>
+  BlockFn(BlockLoop<C> loop, F functor) : loop_(loop) {
+    static_assert(std::is_trivially_copyable_v<F> && sizeof(F) <= sizeof(functor_));
+    std::memcpy(functor_.data(), &functor, sizeof(F));
   }
-  return [f](const C* const* a, C* out, int64_t n) {
-#pragma omp simd
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<C>(f(a[0][i], a[1][i]));
-  };
-}
+  explicit BlockFn(BlockLoop<C> loop) : loop_(loop) {}
+
+  void operator()(const C* const* args, C* out, int64_t n) const {
+    loop_(functor_.data(), args, out, n);
+  }
+
+ private:
+  BlockLoop<C> loop_;
+  alignas(8) std::array<std::byte, 16> functor_{};
+};
 
 template <typename C>
 BlockFn<C> block_fn(const FusedProgram::Instruction& ins, Splat splat) {
-  if (ins.op == OpId::where) {
-    return [](const C* const* a, C* out, int64_t n) {
-#pragma omp simd
-      for (int64_t i = 0; i < n; ++i) out[i] = a[0][i] != C(0) ? a[1][i] : a[2][i];
-    };
-  }
+  const CpuIsa isa = cpu_isa();
+  if (ins.op == OpId::where) return BlockFn<C>(KILN_BLOCK_LOOP(isa, select<C>));
   if (ins.op == OpId::cast) {
     // The program holds bool as 0 and 1 in C, so a cast either tests or copies.
-    if (ins.attrs.get_dtype("dtype") == DType::boolean) {
-      return [](const C* const* a, C* out, int64_t n) {
-#pragma omp simd
-        for (int64_t i = 0; i < n; ++i) out[i] = a[0][i] != C(0) ? C(1) : C(0);
-      };
-    }
-    return [](const C* const* a, C* out, int64_t n) {
-#pragma omp simd
-      for (int64_t i = 0; i < n; ++i) out[i] = a[0][i];
-    };
+    if (ins.attrs.get_dtype("dtype") == DType::boolean)
+      return BlockFn<C>(KILN_BLOCK_LOOP(isa, to_bool<C>));
+    return BlockFn<C>(KILN_BLOCK_LOOP(isa, copy<C>));
   }
-  BlockFn<C> run;
+  std::optional<BlockFn<C>> run;
   const bool known = fn::visit_elementwise_functor(ins.op, ins.attrs, [&]<typename F>(F f) {
     if constexpr (std::is_invocable_v<F, C>) {
-      run = [f](const C* const* a, C* out, int64_t n) {
-#pragma omp simd
-        for (int64_t i = 0; i < n; ++i) out[i] = static_cast<C>(f(a[0][i]));
-      };
+      run.emplace(KILN_BLOCK_LOOP(isa, unary<C, F>), f);
     } else {
-      run = binary_fn<C>(f, splat);
+      switch (splat) {
+        case Splat::first:
+          run.emplace(KILN_BLOCK_LOOP(isa, binary<C, F, Splat::first>), f);
+          break;
+        case Splat::second:
+          run.emplace(KILN_BLOCK_LOOP(isa, binary<C, F, Splat::second>), f);
+          break;
+        case Splat::none:
+          run.emplace(KILN_BLOCK_LOOP(isa, binary<C, F, Splat::none>), f);
+          break;
+      }
     }
   });
   KILN_CHECK(known, "fused_elementwise: ", op_def(ins.op).name, " is not an elementwise op");
-  return run;
+  return *run;
 }
 
 // Copies output elements [begin, begin + n) of an input broadcast to the output into dst,
@@ -194,11 +180,11 @@ struct Plan {
     std::vector<int> slot_of(num_inputs + ins.size(), -1);
     for (size_t k = 0; k < ins.size(); ++k) {
       const auto& ops = ins[k].operands;
-      Step<C> step;
+      std::array<int, 3> operands{};
       Splat s = Splat::none;
       for (size_t i = 0; i < ops.size(); ++i) {
         const auto r = static_cast<size_t>(ops[i]);
-        step.operands[i] = ops[i];
+        operands[i] = ops[i];
         if (r < num_inputs && splat[r]) s = i == 0 ? Splat::first : Splat::second;
         // A result dies at its last reader, which may then write over it: every op reads
         // element i before writing element i.
@@ -207,7 +193,7 @@ struct Plan {
           slot_of[r] = -1;
         }
       }
-      step.run = block_fn<C>(ins[k], s);
+      Step<C> step{block_fn<C>(ins[k], s), operands};
       const bool last = k + 1 == ins.size();
       step.slot = last && direct_out ? -1 : take_slot();
       slot_of[num_inputs + k] = step.slot;
