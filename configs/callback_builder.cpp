@@ -16,7 +16,13 @@
 namespace kiln::configs {
 namespace {
 
-using Factory = std::function<CallbackPtr(const Config& args, const std::string& output_dir)>;
+// Where a run writes: relative paths go into output_dir; full checkpoints store run_config.
+struct RunPlace {
+  const std::string& output_dir;
+  const std::string& run_config;
+};
+
+using Factory = std::function<CallbackPtr(const Config& args, const RunPlace& run)>;
 
 std::string inside(const std::string& output_dir, const std::string& path) {
   return std::filesystem::path(path).is_absolute()
@@ -33,7 +39,7 @@ std::optional<double> optional_double(const Config& args, const char* key) {
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> table{
       {"EarlyStopping",
-       [](const Config& a, const std::string&) -> CallbackPtr {
+       [](const Config& a, const RunPlace&) -> CallbackPtr {
          a.check_keys({"monitor", "min_delta", "patience", "mode", "baseline",
                        "restore_best_weights", "start_from_epoch", "verbose"},
                       "EarlyStopping");
@@ -44,10 +50,11 @@ const std::map<std::string, Factory>& factories() {
              .mode = a.get_string("mode", "auto"),
              .baseline = optional_double(a, "baseline"),
              .restore_best_weights = a.get_bool("restore_best_weights", false),
-             .start_from_epoch = static_cast<int>(a.get_int("start_from_epoch", 0))});
+             .start_from_epoch = static_cast<int>(a.get_int("start_from_epoch", 0)),
+             .verbose = static_cast<int>(a.get_int("verbose", 0))});
        }},
       {"ReduceLROnPlateau",
-       [](const Config& a, const std::string&) -> CallbackPtr {
+       [](const Config& a, const RunPlace&) -> CallbackPtr {
          a.check_keys({"monitor", "factor", "patience", "mode", "min_delta", "cooldown", "min_lr",
                        "verbose"},
                       "ReduceLROnPlateau");
@@ -62,18 +69,18 @@ const std::map<std::string, Factory>& factories() {
                                       .verbose = static_cast<int>(a.get_int("verbose", 0))});
        }},
       {"TerminateOnNaN",
-       [](const Config& a, const std::string&) -> CallbackPtr {
+       [](const Config& a, const RunPlace&) -> CallbackPtr {
          a.check_keys(std::vector<std::string>{}, "TerminateOnNaN");
          return std::make_shared<TerminateOnNaN>();
        }},
       {"ModelCheckpoint",
-       [](const Config& a, const std::string& out) -> CallbackPtr {
+       [](const Config& a, const RunPlace& run) -> CallbackPtr {
          a.check_keys({"filepath", "monitor", "verbose", "save_best_only", "save_weights_only",
                        "mode", "save_freq", "initial_value_threshold"},
                       "ModelCheckpoint");
          KILN_CHECK(a.contains("filepath"), a.where(), "ModelCheckpoint needs a filepath");
          return std::make_shared<ModelCheckpoint>(
-             inside(out, a["filepath"].as_string()),
+             inside(run.output_dir, a["filepath"].as_string()),
              ModelCheckpointOptions{
                  .monitor = a.get_string("monitor", "val_loss"),
                  .verbose = static_cast<int>(a.get_int("verbose", 0)),
@@ -81,25 +88,27 @@ const std::map<std::string, Factory>& factories() {
                  .save_weights_only = a.get_bool("save_weights_only", false),
                  .mode = a.get_string("mode", "auto"),
                  .save_freq = save_freq_of(a),
-                 .initial_value_threshold = optional_double(a, "initial_value_threshold")});
+                 .initial_value_threshold = optional_double(a, "initial_value_threshold"),
+                 .run_config = run.run_config});
        }},
       {"BackupAndRestore",
-       [](const Config& a, const std::string& out) -> CallbackPtr {
+       [](const Config& a, const RunPlace& run) -> CallbackPtr {
          a.check_keys({"backup_dir", "save_freq", "delete_checkpoint"}, "BackupAndRestore");
          KILN_CHECK(a.contains("backup_dir"), a.where(), "BackupAndRestore needs a backup_dir");
          return std::make_shared<BackupAndRestore>(
-             inside(out, a["backup_dir"].as_string()),
+             inside(run.output_dir, a["backup_dir"].as_string()),
              BackupAndRestoreOptions{.save_freq = save_freq_of(a),
-                                     .delete_checkpoint = a.get_bool("delete_checkpoint", true)});
+                                     .delete_checkpoint = a.get_bool("delete_checkpoint", true),
+                                     .run_config = run.run_config});
        }},
       {"CSVLogger",
-       [](const Config& a, const std::string& out) -> CallbackPtr {
+       [](const Config& a, const RunPlace& run) -> CallbackPtr {
          a.check_keys({"filename", "separator", "append"}, "CSVLogger");
          KILN_CHECK(a.contains("filename"), a.where(), "CSVLogger needs a filename");
          const std::string sep = a.get_string("separator", ",");
          KILN_CHECK(sep.size() == 1, a["separator"].where(), "separator must be one character");
-         return std::make_shared<CSVLogger>(inside(out, a["filename"].as_string()), sep[0],
-                                            a.get_bool("append", false));
+         return std::make_shared<CSVLogger>(inside(run.output_dir, a["filename"].as_string()),
+                                            sep[0], a.get_bool("append", false));
        }},
   };
   return table;
@@ -115,7 +124,8 @@ int64_t save_freq_of(const Config& spec) {
   return f->as_int();
 }
 
-std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir) {
+std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir,
+                                         const std::string& run_config) {
   std::vector<CallbackPtr> out;
   if (list.is_null()) return out;
   KILN_CHECK(list.is_list(), list.where(), "callbacks must be a list");
@@ -127,7 +137,7 @@ std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& 
         object ? *object : Config::map().set("class_name", entry).set("config", Config::map());
     const std::string name = spec["class_name"].as_string();
     check_class(entry, name, known, "callback");
-    out.push_back(factories().at(name)(spec["config"], output_dir));
+    out.push_back(factories().at(name)(spec["config"], RunPlace{output_dir, run_config}));
   }
   return out;
 }

@@ -9,7 +9,8 @@
 //     - BackupAndRestore: {backup_dir: backup, save_freq: 100}
 //     - CSVLogger: {filename: extra_log.csv}
 //
-// Relative paths are taken inside the run's output directory.
+// Relative paths are taken inside the run's output directory; full checkpoints (ModelCheckpoint,
+// BackupAndRestore) store run_config, the resolved run as JSON.
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@
 
 namespace kiln::configs {
 
-std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir);
+std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir,
+                                         const std::string& run_config = "");
 
 // Keras's save_freq: "epoch" (0) or a number of batches.
 int64_t save_freq_of(const Config& spec);

@@ -1,5 +1,7 @@
 #include "configs/run.h"
 
+#include <algorithm>
+#include <cctype>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -10,10 +12,12 @@
 #include "configs/model_builder.h"
 #include "configs/run_callbacks.h"
 #include "configs/yaml_config.h"
+#include "engine/metrics/registry.h"
 #include "engine/model/callbacks/csv_logger.h"
 #include "engine/model/callbacks/model_checkpoint.h"
 #include "engine/saving/atomic_write.h"
 #include "framework/core/error.h"
+#include "framework/core/suggest.h"
 #include "framework/random/random.h"
 #include "layers/dtype_policy.h"
 #include "losses/registry.h"
@@ -99,17 +103,55 @@ optimizers::OptimizerPtr optimizer_of(const Config* spec) {
   });
 }
 
+// Every `monitor` (callbacks, checkpoint) names a value fit logs: the loss or a compiled metric,
+// either of them with val_ for the validation data. A misspelt one would only warn at the end
+// of the first epoch.
+void check_monitors(const Config& run, const std::vector<std::string>& metric_names) {
+  std::vector<std::string> known{"loss", "val_loss"};
+  for (const std::string& m : metric_names) {
+    known.push_back(m);
+    known.push_back("val_" + m);
+  }
+  auto check = [&](const Config& args) {
+    const Config* monitor = args.find("monitor");
+    if (monitor == nullptr || !monitor->is_string()) return;
+    const std::string& name = monitor->as_string();
+    if (std::find(known.begin(), known.end(), name) != known.end()) return;
+    const std::string hint = did_you_mean(name, known);
+    throw Error(detail::concat(monitor->where(), "monitor '", name,
+                               "' is not a value fit logs (the loss or a metric of the run, with "
+                               "val_ for validation)",
+                               hint.empty() ? "" : "; " + hint));
+  };
+  if (const Config* c = run.find("checkpoint"); c != nullptr && c->is_map()) check(*c);
+  if (const Config* list = run.find("callbacks"); list != nullptr && list->is_list())
+    for (const Config& entry : list->as_list())
+      if (const std::optional<Config> object = keras_object(entry, "a callback"))
+        check((*object)["config"]);
+}
+
 CompileOptions compile_options(const Config& run, const Training& t) {
   KILN_CHECK(run.contains("loss"), run.where(), "a run needs a loss");
   CompileOptions o;
+  std::vector<std::string> metric_names;
   o.loss = loss_of(run["loss"]);
   o.optimizer = optimizer_of(run.find("optimizer"));
   if (const Config* metrics = run.find("metrics"); metrics != nullptr && !metrics->is_null()) {
     for (const Config& m : metrics->as_list()) {
       KILN_CHECK(m.is_string(), m.where(), "metrics are named by string (accuracy, mae, ...)");
+      // Names are checked here, not at the first batch (where compile resolves them), so that
+      // validate finds a misspelt one and the error points into the file. "accuracy" and
+      // "acc" are resolved by the output's shape then.
+      std::string lower = m.as_string();
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower != "accuracy" && lower != "acc")
+        located(m, [&] { return metrics::get(m.as_string()); });
       o.metrics.emplace_back(m.as_string());
+      metric_names.push_back(m.as_string());
     }
   }
+  check_monitors(run, metric_names);
   o.run_eagerly = t.run_eagerly;
   o.steps_per_execution = t.steps_per_execution;
   o.step_shapes = t.step_shapes;
@@ -127,7 +169,8 @@ std::string output_dir(const Config& run) {
 }
 
 // The checkpoint section as a ModelCheckpoint inside the run directory.
-CallbackPtr checkpoint_callback(const Config& run, const std::string& out_dir) {
+CallbackPtr checkpoint_callback(const Config& run, const std::string& out_dir,
+                                const std::string& run_config) {
   const Config* c = run.find("checkpoint");
   if (c == nullptr || c->is_null()) return nullptr;
   c->check_keys({"directory", "filename", "monitor", "mode", "save_best_only", "save_freq",
@@ -146,7 +189,8 @@ CallbackPtr checkpoint_callback(const Config& run, const std::string& out_dir) {
                                .save_weights_only = c->get_bool("save_weights_only", false),
                                .mode = c->get_string("mode", "auto"),
                                .save_freq = save_freq_of(*c),
-                               .keep_last = static_cast<int>(c->get_int("keep_last", 0))});
+                               .keep_last = static_cast<int>(c->get_int("keep_last", 0)),
+                               .run_config = run_config});
   });
 }
 
@@ -205,7 +249,7 @@ void validate_run(const Config& run) {
   model->compile(compile_options(run, t));
   const std::string out = output_dir(run);
   build_callbacks(run.find("callbacks") ? run["callbacks"] : Config(), out);
-  checkpoint_callback(run, (fs::temp_directory_path() / "kiln_validate").string());
+  checkpoint_callback(run, (fs::temp_directory_path() / "kiln_validate").string(), "");
   fs::remove_all(fs::temp_directory_path() / "kiln_validate");
 }
 
@@ -225,9 +269,11 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   write_text((fs::path(result.output_dir) / "config.yaml").string(), to_yaml(resolved));
   const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();
 
-  std::vector<CallbackPtr> callbacks =
-      build_callbacks(run.find("callbacks") ? run["callbacks"] : Config(), result.output_dir);
-  if (CallbackPtr c = checkpoint_callback(run, result.output_dir)) callbacks.push_back(c);
+  const std::string run_config = resolved.to_json();
+  std::vector<CallbackPtr> callbacks = build_callbacks(
+      run.find("callbacks") ? run["callbacks"] : Config(), result.output_dir, run_config);
+  if (CallbackPtr c = checkpoint_callback(run, result.output_dir, run_config))
+    callbacks.push_back(c);
   callbacks.push_back(std::make_shared<CSVLogger>(
       (fs::path(result.output_dir) / "log.csv").string(), ',', options.resume));
   if (options.resume || !options.resume_from.empty()) {
@@ -236,7 +282,7 @@ TrainResult train(const Config& run, const TrainOptions& options) {
                options.resume_from.empty() ? " (has this run trained an epoch yet?)" : "");
     callbacks.push_back(std::make_shared<ResumeFrom>(from));
   }
-  auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, resolved.to_json());
+  auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, run_config);
   callbacks.push_back(latest_checkpoint);
 
   interrupt_requested().store(false);

@@ -100,6 +100,18 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   // A strategy this build cannot run.
   expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {strategy: mirrored}",
                {"run.yaml:13:", "strategy 'mirrored' is not available"});
+  // A metric that does not exist: found by validate, not at the first batch.
+  expect_error("metrics: [accuracy]", "metrics: [accuracy, mea]",
+               {"run.yaml:9:21:", "unknown metric 'mea'", "did you mean"});
+  // A monitored value fit does not log.
+  expect_error("{patience: 1}", "{patience: 1, monitor: val_acuracy}",
+               {"run.yaml:11:", "monitor 'val_acuracy' is not a value fit logs",
+                "did you mean 'val_accuracy'?"});
+  // A device this build cannot use, a dtype policy that does not exist.
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {devices: [cuda:1]}",
+               {"run.yaml:13:", "device 'cuda:1' is not available"});
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\nprecision: mixed_float61",
+               {"run.yaml:13:12:", "mixed_float61"});
   // YAML syntax.
   expect_error("metrics: [accuracy]", "metrics: [accuracy", {"run.yaml:"});
   // A missing section.

@@ -9,6 +9,7 @@
 #include "configs/run.h"
 #include "configs/yaml_config.h"
 #include "datasets/fashion_mnist.h"
+#include "engine/saving/checkpoint.h"
 #include "framework/ops/ops.h"
 
 namespace kiln::configs {
@@ -30,6 +31,12 @@ TEST(TrainRun, CheckpointsReproduceTheTestScores) {
   // keep_last: 1 leaves only the newest of the per-epoch files.
   EXPECT_FALSE(std::filesystem::exists(dir / "checkpoints/epoch1.h5"));
   EXPECT_TRUE(std::filesystem::exists(dir / "checkpoints/epoch2.h5"));
+  // Every full checkpoint of the run holds the resolved run, the checkpoint section's too.
+  for (const char* file : {"latest.checkpoint.h5", "checkpoints/epoch2.h5"}) {
+    const saving::CheckpointInfo info = saving::read_checkpoint_info((dir / file).string());
+    EXPECT_NE(info.run_config.find("{\"Dense\": {\"units\": 10}}"), std::string::npos) << file;
+    EXPECT_NE(info.run_config.find("\"limit\": 1200"), std::string::npos) << file;
+  }
   // The resolved config reads back: the data fact is filled in.
   const Config resolved = load_yaml_file((dir / "config.yaml").string());
   EXPECT_EQ(resolved["model"]["layers"].at(4)["Dense"]["units"].as_int(), 10);

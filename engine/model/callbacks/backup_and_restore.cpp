@@ -46,7 +46,7 @@ void BackupAndRestore::on_train_end(const Logs&) {
 }
 
 void BackupAndRestore::save(int epoch, int64_t step) const {
-  saving::save_checkpoint(model(), path_, {epoch, step});
+  saving::save_checkpoint(model(), path_, {epoch, step}, options_.run_config);
 }
 
 }  // namespace kiln

@@ -18,6 +18,8 @@ struct BackupAndRestoreOptions {
   // 0: at the end of every epoch (Keras's "epoch"); N > 0: every N training batches.
   int64_t save_freq = 0;
   bool delete_checkpoint = true;  // remove the backup once fit completes
+  // The run description (JSON) stored in the backup; kiln's YAML runs pass theirs.
+  std::string run_config{};
 };
 
 class BackupAndRestore : public Callback {

@@ -1,5 +1,7 @@
 #include "engine/model/callbacks/early_stopping.h"
 
+#include <cstdio>
+
 #include "engine/model/model.h"
 
 namespace kiln {
@@ -33,12 +35,16 @@ void EarlyStopping::on_epoch_end(int epoch, const Logs& logs) {
   if (wait_ >= options_.patience && epoch > 0) {
     stopped_epoch_ = epoch;
     model().stop_training = true;
+    if (options_.verbose > 0) std::printf("Epoch %d: early stopping\n", epoch + 1);
   }
 }
 
 void EarlyStopping::on_train_end(const Logs&) {
   // Keras 3 restores the best weights whenever it has them, stopped early or not.
-  if (options_.restore_best_weights && !best_weights_.empty()) model().set_weights(best_weights_);
+  if (!options_.restore_best_weights || best_weights_.empty()) return;
+  if (options_.verbose > 0)
+    std::printf("Restoring model weights from the end of the best epoch: %d.\n", best_epoch_ + 1);
+  model().set_weights(best_weights_);
 }
 
 }  // namespace kiln

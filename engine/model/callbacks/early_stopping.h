@@ -17,6 +17,7 @@ struct EarlyStoppingOptions {
   std::optional<double> baseline = std::nullopt;
   bool restore_best_weights = false;
   int start_from_epoch = 0;
+  int verbose = 0;  // 1: a line when it stops fit and when it restores weights, as Keras
 };
 
 class EarlyStopping : public Callback {

@@ -68,7 +68,7 @@ void ModelCheckpoint::save(int epoch, int64_t batch, int next_epoch, int64_t nex
   if (weights_only_)
     model().save_weights(path);
   else
-    saving::save_checkpoint(model(), path, {next_epoch, next_step});
+    saving::save_checkpoint(model(), path, {next_epoch, next_step}, options_.run_config);
   if (options_.verbose > 0) std::printf("Epoch %d: saving model to %s\n", epoch + 1, path.c_str());
   last_saved_ = path;
   if (saved_.empty() || saved_.back() != path) saved_.push_back(path);

@@ -24,6 +24,8 @@ struct ModelCheckpointOptions {
   std::optional<double> initial_value_threshold = std::nullopt;
   // Keeps only the newest keep_last files this callback wrote (0: all); not a Keras option.
   int keep_last = 0;
+  // The run description (JSON) stored in every full checkpoint; kiln's YAML runs pass theirs.
+  std::string run_config{};
 };
 
 class ModelCheckpoint : public Callback {

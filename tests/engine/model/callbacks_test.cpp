@@ -48,6 +48,20 @@ TEST(Callbacks, EarlyStoppingStopsAfterPatienceAndRestoresTheBestWeights) {
   EXPECT_EQ(model->get_weights()[0].to_vector<float>(), best[0].to_vector<float>());
 }
 
+TEST(Callbacks, EarlyStoppingVerboseSaysWhenItStopsAndRestores) {
+  auto model = regression_model();
+  EarlyStopping stop({.patience = 0, .restore_best_weights = true, .verbose = 1});
+  stop.set_model(model.get());
+  stop.on_train_begin({});
+  testing::internal::CaptureStdout();
+  stop.on_epoch_end(0, {{"val_loss", 1.0}});
+  stop.on_epoch_end(1, {{"val_loss", 2.0}});
+  stop.on_train_end({});
+  EXPECT_EQ(testing::internal::GetCapturedStdout(),
+            "Epoch 2: early stopping\n"
+            "Restoring model weights from the end of the best epoch: 1.\n");
+}
+
 TEST(Callbacks, EarlyStoppingModeAutoTreatsAccuracyAsHigherIsBetter) {
   auto model = regression_model();
   EarlyStopping stop({.monitor = "val_accuracy", .patience = 1});
