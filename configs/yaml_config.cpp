@@ -2,9 +2,12 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 #include "framework/core/error.h"
 
@@ -89,21 +92,66 @@ Config merged(Config base, const Config& over) {
   return base;
 }
 
+// The length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8 (bad lead
+// or continuation bytes, overlong forms, surrogates, beyond U+10FFFF).
+size_t utf8_length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  const size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (n == 0 || lead > 0xF4 || i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  const unsigned char second = byte(i + 1);
+  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) ||
+      (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second >= 0x90))
+    return 0;
+  return n;
+}
+
+// YAML text as yaml-cpp nodes. Run files are printable UTF-8 (YAML 1.2: no control characters
+// but tab and line breaks); other bytes would not survive a round trip, so the first one is an
+// error at its line and column.
+YAML::Node read_yaml(std::string_view text, const std::string& name) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    const auto byte = static_cast<unsigned char>(text[i]);
+    KILN_CHECK(n > 0, name, ":", line, ":", column, ": not UTF-8 text (byte 0x", std::hex,
+               static_cast<int>(byte), ")");
+    KILN_CHECK(byte >= 0x20 || byte == '\t' || byte == '\n' || byte == '\r', name, ":", line, ":",
+               column, ": a control character (byte 0x", std::hex, static_cast<int>(byte),
+               ") where YAML allows only printable text");
+    KILN_CHECK(byte != 0x7f, name, ":", line, ":", column,
+               ": a control character (byte 0x7f) where YAML allows only printable text");
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += n;
+  }
+  try {
+    return YAML::Load(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    throw Error(detail::concat(origin_of(name, e.mark), ": ", e.msg));
+  } catch (const YAML::Exception& e) {
+    throw Error(detail::concat("cannot read ", name, ": ", e.what()));
+  }
+}
+
 Config load(const std::string& path, std::vector<std::string>& including) {
   namespace fs = std::filesystem;
   const std::string canonical = fs::weakly_canonical(path).string();
   for (const std::string& p : including)
     KILN_CHECK(p != canonical, path, ": included again while including itself (a cycle)");
   KILN_CHECK(fs::exists(path), "cannot read the run file ", path, ": no such file");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(path);
-  } catch (const YAML::ParserException& e) {
-    throw Error(detail::concat(origin_of(path, e.mark), ": ", e.msg));
-  } catch (const YAML::Exception& e) {
-    throw Error(detail::concat("cannot read the run file ", path, ": ", e.what()));
-  }
-  Config config = convert(root, path);
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  KILN_CHECK(in.good() || in.eof(), "cannot read the run file ", path);
+  Config config = convert(read_yaml(text.str(), path), path);
   if (!config.is_map() || !config.contains("include")) return config;
   const Config includes = config["include"];
   config.erase("include");
@@ -140,8 +188,14 @@ void emit(YAML::Emitter& out, const Config& c) {
       break;
     }
     case Config::Type::string: {
+      // Plain only when it reads back as this string: not a null, bool or number, and nothing
+      // a plain scalar cannot hold (control characters such as a lone \r, edge spaces).
       const std::string& s = c.as_string();
-      if (plain_scalar(s).is_string())
+      const bool plain = plain_scalar(s).is_string() && !s.empty() && s.front() != ' ' &&
+                         s.back() != ' ' && std::none_of(s.begin(), s.end(), [](unsigned char ch) {
+                           return ch < 0x20 || ch == 0x7f;
+                         });
+      if (plain)
         out << s;
       else
         out << YAML::DoubleQuoted << s;
@@ -179,13 +233,9 @@ Config load_yaml_file(const std::string& path) {
 }
 
 Config parse_yaml(std::string_view text, const std::string& name) {
-  try {
-    Config config = convert(YAML::Load(std::string(text)), name);
-    config.set_path("");
-    return config;
-  } catch (const YAML::ParserException& e) {
-    throw Error(detail::concat(origin_of(name, e.mark), ": ", e.msg));
-  }
+  Config config = convert(read_yaml(text, name), name);
+  config.set_path("");
+  return config;
 }
 
 void apply_override(Config& config, std::string_view assignment, const std::string& origin) {

@@ -74,6 +74,20 @@ TEST(YamlConfig, SyntaxErrorsAndDuplicateKeysPointIntoTheFile) {
                   "dup.yaml:3:1: duplicate key 'a'");
   expect_contains(error_of([] { load_yaml_file("/nonexistent/run.yaml"); }),
                   "cannot read the run file /nonexistent/run.yaml");
+  // Run files are UTF-8: a stray byte is named at its place.
+  expect_contains(error_of([] { parse_yaml("a: 1\nb: x\x96y\n", "latin.yaml"); }),
+                  "latin.yaml:2:5: not UTF-8 text (byte 0x96)");
+  EXPECT_EQ(parse_yaml("name: caf\xc3\xa9\n", "utf8.yaml")["name"].as_string(), "caf\xc3\xa9");
+  expect_contains(error_of([] { parse_yaml(std::string("o\t\0N", 4), "nul.yaml"); }),
+                  "nul.yaml:1:3: a control character (byte 0x0)");
+}
+
+// Found by yaml_fuzzer: strings a plain scalar cannot hold come back from to_yaml unchanged.
+TEST(YamlConfig, StringsRoundTripThroughToYaml) {
+  for (const std::string s : {"\r", "a\tb", " lead", "trail ", "", "null", "1e3", "x: y"}) {
+    const Config c = Config::map().set("s", Config(s));
+    EXPECT_EQ(parse_yaml(to_yaml(c), "again.yaml")["s"].as_string(), s) << to_yaml(c);
+  }
 }
 
 class YamlFiles : public testing::Test {
