@@ -1,5 +1,7 @@
 #include "engine/saving/checkpoint.h"
 
+#include <cstdint>
+
 #include "engine/model/model.h"
 #include "engine/model/trainer.h"
 #include "engine/saving/atomic_write.h"
@@ -31,11 +33,25 @@ std::string model_config_json(const Model& model) {
   }
 }
 
-int64_t read_int(const H5Group& group, const std::string& name) {
+// A dataset of `count` integers (the generator's seed and draws: any int64 bits); floats are
+// refused rather than converted (one out of int64's range has no value).
+std::vector<int64_t> read_ints(const H5Group& group, const std::string& name, int64_t count) {
   const Tensor t = group.read(name);
-  KILN_CHECK(t.numel() == 1 && !is_floating(t.dtype()), group.where(), "/", name,
-             " must be one integer");
-  return t.item<int64_t>();
+  KILN_CHECK(t.numel() == count && !is_floating(t.dtype()), group.where(), "/", name, " must be ",
+             count == 1 ? "one integer" : "a list of " + std::to_string(count) + " integers");
+  return t.to_vector<int64_t>();
+}
+
+// epoch or step: one integer from 0 to `most`.
+int64_t read_count(const H5Group& group, const std::string& name, int64_t most) {
+  const int64_t v = read_ints(group, name, 1)[0];
+  KILN_CHECK(v >= 0 && v <= most, group.where(), "/", name, " holds ", v, ", not a count");
+  return v;
+}
+
+TrainingState read_state(const H5Group& kiln) {
+  return {static_cast<int>(read_count(kiln, "epoch", INT32_MAX)),
+          read_count(kiln, "step", INT64_MAX)};
 }
 
 void check_is_checkpoint(const H5Group& root) {
@@ -78,9 +94,8 @@ TrainingState load_checkpoint(Model& model, const std::string& path) {
     staged.insert(staged.end(), more.begin(), more.end());
   }
   const H5Group kiln = root.open_group(kKiln);
-  const TrainingState state{static_cast<int>(read_int(kiln, "epoch")), read_int(kiln, "step")};
-  const std::vector<int64_t> gen = kiln.read("generator").to_vector<int64_t>();
-  KILN_CHECK(gen.size() == 2, kiln.where(), "/generator must hold [seed, draws]");
+  const TrainingState state = read_state(kiln);
+  const std::vector<int64_t> gen = read_ints(kiln, "generator", 2);  // seed, draws
   assign_all(staged);
   random::default_generator().set_state(static_cast<uint64_t>(gen[0]),
                                         static_cast<uint64_t>(gen[1]));
@@ -91,9 +106,7 @@ CheckpointInfo read_checkpoint_info(const std::string& path) {
   const H5Group root = H5File::open(path).root();
   check_is_checkpoint(root);
   const H5Group kiln = root.open_group(kKiln);
-  return {{static_cast<int>(read_int(kiln, "epoch")), read_int(kiln, "step")},
-          kiln.attr_string("model_config"),
-          kiln.attr_string("run_config")};
+  return {read_state(kiln), kiln.attr_string("model_config"), kiln.attr_string("run_config")};
 }
 
 }  // namespace kiln::saving

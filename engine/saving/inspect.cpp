@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/model/model.h"
+#include "engine/saving/checkpoint.h"
 #include "engine/saving/h5_file.h"
 #include "framework/core/error.h"
 #include "layers/registry.h"
@@ -80,12 +81,11 @@ std::string describe_file(const std::string& path) {
       << '\n';
   std::string model_config, run_config;
   if (checkpoint) {
-    const H5Group kiln = root.open_group("kiln");
-    out << "epoch " << kiln.read("epoch").item<int64_t>() << ", step "
-        << kiln.read("step").item<int64_t>()
+    const CheckpointInfo info = read_checkpoint_info(path);
+    out << "epoch " << info.state.epoch << ", step " << info.state.step
         << " (the epoch in progress, from 0, and its batches trained)\n";
-    model_config = kiln.attr_string("model_config");
-    run_config = kiln.attr_string("run_config");
+    model_config = info.model_config;
+    run_config = info.run_config;
   } else if (root.has_attr("model_config")) {
     model_config = root.attr_string("model_config");
   }
@@ -107,8 +107,15 @@ std::string describe_file(const std::string& path) {
     const H5Group vars = root.open_group("optimizer/vars");
     out << "\noptimizer" << (vars.has_attr("name") ? " '" + vars.attr_string("name") + "'" : "")
         << ": " << optimizer.size() << " variables";
-    if (vars.has("0") && vars.info("0").shape.numel() == 1)
-      out << ", iterations " << vars.read("0").item<int64_t>();
+    if (vars.has("0") && vars.info("0").shape.numel() == 1) {
+      // Shown as stored: a float (from a foreign writer) may not fit an integer.
+      const Tensor iterations = vars.read("0");
+      out << ", iterations ";
+      if (is_floating(iterations.dtype()))
+        out << iterations.item<double>();
+      else
+        out << iterations.item<int64_t>();
+    }
     out << '\n';
     list(out, optimizer);
   }

@@ -5,6 +5,7 @@
 namespace kiln {
 
 void convert_buffer(const void* src, DType src_dtype, void* dst, DType dst_dtype, size_t n) {
+  if (n == 0) return;  // empty tensors may have no storage: memcpy must not see null
   if (src_dtype == dst_dtype) {
     std::memcpy(dst, src, n * dtype_size(src_dtype));
     return;
