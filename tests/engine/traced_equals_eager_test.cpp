@@ -272,7 +272,9 @@ TEST(TracedEqualsEager, InputGradientsWithAnUnknownBatch) {
       {"strided_slice", [](const Tensor& x) {
          return strided_slice(x, {0, 1}, {std::numeric_limits<int64_t>::max(), 5}, {1, 2});
        }}};
-  for (const auto& [name, f] : ops_on_batch) {
+  for (const auto& entry : ops_on_batch) {
+    const std::string& name = entry.first;
+    const auto& f = entry.second;  // a name, not a structured binding: lambdas capture it
     SCOPED_TRACE(name);
     const auto fn = [&f](const std::vector<Tensor>& v) {
       return weighted_grads([&f](const std::vector<Tensor>& w) { return f(w[0]); }, v);

@@ -126,7 +126,10 @@ void reduce_typed(const T* in, T* out, const Layout3& l) {
 
 template <template <typename> class Op>
 void reduce_kernel(const KernelContext& c) {
-  const auto [src, layout] = as_three_axes(c.inputs[0], c.attrs.get_ints("axes"));
+  // Named, not structured bindings: lambdas may not capture those before clang 16.
+  const std::pair<Tensor, Layout3> shaped = as_three_axes(c.inputs[0], c.attrs.get_ints("axes"));
+  const Tensor& src = shaped.first;
+  const Layout3& layout = shaped.second;
   visit_numeric_dtype(c.output.dtype(), "reduction", [&]<typename T>() {
     reduce_typed<T, Op>(static_cast<const T*>(src.raw_data()), static_cast<T*>(c.output.raw_data()),
                         layout);
@@ -136,7 +139,9 @@ void reduce_kernel(const KernelContext& c) {
 template <bool is_max>
 void arg_kernel(const KernelContext& c) {
   const std::vector<int64_t> axes{c.attrs.get_int("axis")};
-  const auto [src, l] = as_three_axes(c.inputs[0], axes);
+  const std::pair<Tensor, Layout3> shaped = as_three_axes(c.inputs[0], axes);
+  const Tensor& src = shaped.first;
+  const Layout3& l = shaped.second;
   KILN_CHECK(l.reduced > 0, "kiln::ops::", is_max ? "argmax" : "argmin",
              ": cannot reduce an empty axis");
   int64_t* out = static_cast<int64_t*>(c.output.raw_data());
