@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -31,14 +32,17 @@ Config plain_scalar(const std::string& s) {
   if (std::regex_match(s, null_re)) return Config();
   if (std::regex_match(s, true_re)) return Config(true);
   if (std::regex_match(s, false_re)) return Config(false);
+  // strtod, not stod: a float beyond double's range reads as infinity (or 0), as YAML readers
+  // do, where stod throws.
+  const auto as_double = [&] { return Config(std::strtod(s.c_str(), nullptr)); };
   try {
     if (std::regex_match(s, int_re)) return Config(static_cast<int64_t>(std::stoll(s)));
     if (std::regex_match(s, hex_re))
       return Config(static_cast<int64_t>(std::stoll(s, nullptr, 16)));
   } catch (const std::out_of_range&) {
-    return Config(std::stod(s));  // too large for int64: a float, as YAML readers do
+    return as_double();  // too large for int64: a float, as YAML readers do
   }
-  if (std::regex_match(s, float_re)) return Config(std::stod(s));
+  if (std::regex_match(s, float_re)) return as_double();
   if (std::regex_match(s, inf_re))
     return Config(s[0] == '-' ? -std::numeric_limits<double>::infinity()
                               : std::numeric_limits<double>::infinity());

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "framework/core/error.h"
 
@@ -80,6 +81,16 @@ TEST(YamlConfig, SyntaxErrorsAndDuplicateKeysPointIntoTheFile) {
   EXPECT_EQ(parse_yaml("name: caf\xc3\xa9\n", "utf8.yaml")["name"].as_string(), "caf\xc3\xa9");
   expect_contains(error_of([] { parse_yaml(std::string("o\t\0N", 4), "nul.yaml"); }),
                   "nul.yaml:1:3: a control character (byte 0x0)");
+}
+
+// Found by yaml_fuzzer: numbers beyond double's range read as infinity or zero, not a crash.
+TEST(YamlConfig, HugeNumbersReadAsYamlReadersDo) {
+  const Config c =
+      parse_yaml("a: 1e999\nb: -1e999\nc: 1e-999\nd: " + std::string(400, '9') + "\n", "huge.yaml");
+  EXPECT_EQ(c["a"].as_double(), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(c["b"].as_double(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(c["c"].as_double(), 0.0);
+  EXPECT_EQ(c["d"].as_double(), std::numeric_limits<double>::infinity());
 }
 
 // Found by yaml_fuzzer: strings a plain scalar cannot hold come back from to_yaml unchanged.
