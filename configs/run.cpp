@@ -1,7 +1,6 @@
 #include "configs/run.h"
 
 #include <algorithm>
-#include <cctype>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -139,14 +138,12 @@ CompileOptions compile_options(const Config& run, const Training& t) {
   if (const Config* metrics = run.find("metrics"); metrics != nullptr && !metrics->is_null()) {
     for (const Config& m : metrics->as_list()) {
       KILN_CHECK(m.is_string(), m.where(), "metrics are named by string (accuracy, mae, ...)");
-      // Names are checked here, not at the first batch (where compile resolves them), so that
-      // validate finds a misspelt one and the error points into the file. "accuracy" and
-      // "acc" are resolved by the output's shape then.
-      std::string lower = m.as_string();
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (lower != "accuracy" && lower != "acc")
-        located(m, [&] { return metrics::get(m.as_string()); });
+      // Checked here, not at the first batch (where compile resolves them), so that validate
+      // finds a misspelt name and the error points into the file.
+      located(m, [&] {
+        metrics::check_compile_name(m.as_string());
+        return 0;
+      });
       o.metrics.emplace_back(m.as_string());
       metric_names.push_back(m.as_string());
     }

@@ -116,6 +116,12 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
+// "accuracy" and "acc" (any case): compile picks the accuracy class by the output's shape.
+bool is_accuracy_alias(std::string_view name) {
+  const std::string lower = lowercase(name);
+  return lower == "accuracy" || lower == "acc";
+}
+
 bool starts_upper(std::string_view s) {
   return !s.empty() && std::isupper(static_cast<unsigned char>(s[0])) != 0;
 }
@@ -196,10 +202,13 @@ MetricPtr get(std::string_view name) {
   return resolve(name, false)(Config::map());
 }
 
+void check_compile_name(std::string_view name) {
+  if (!is_accuracy_alias(name)) resolve(name, false);
+}
+
 MetricPtr get(std::string_view name, const Shape& y_true_shape, const Shape& y_pred_shape) {
-  const std::string lower = lowercase(name);
   const std::string_view target =
-      lower == "accuracy" || lower == "acc" ? accuracy_class_for(y_true_shape, y_pred_shape) : name;
+      is_accuracy_alias(name) ? accuracy_class_for(y_true_shape, y_pred_shape) : name;
   return resolve(target, false)(Config::map().set("name", name));
 }
 

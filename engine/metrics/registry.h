@@ -30,6 +30,9 @@ MetricPtr get(std::string_view name);
 // CategoricalAccuracy otherwise; any other name is resolved as get(name). The metric is named
 // what the user wrote.
 MetricPtr get(std::string_view name, const Shape& y_true_shape, const Shape& y_pred_shape);
+// Throws, as the get above would, when compile could not resolve `name` for any output: lets a
+// run file's metrics be checked before the output shapes are known.
+void check_compile_name(std::string_view name);
 
 // From a name string or {"class_name": ..., "config": {...}} (keras.metrics.serialize's form;
 // "module" and "registered_name" are accepted and ignored).
