@@ -9,6 +9,7 @@ struct PassOptions {
   bool simplify = true;
   bool fold_constants = true;
   bool common_subexpressions = true;
+  bool pooled_gradient_masks = true;
   bool fusion = true;
   bool dead_code = true;
 };
@@ -20,6 +21,9 @@ Graph simplify(const Graph& graph);
 Graph fold_constants(const Graph& graph);
 // Nodes equal to an earlier node (or equal small constants) are replaced by it.
 Graph eliminate_common_subexpressions(const Graph& graph);
+// mul(max_pool2d_grad(y, g), cast(greater(y, c))) (relu's backward after a max-pool) becomes
+// max_pool2d_grad(y, mul(g, cast(greater(max_pool2d(y), c)))): the mask over the pooled tensor.
+Graph mask_pooled_gradients(const Graph& graph);
 // Connected elementwise nodes of one shape whose intermediate values only the group uses become
 // one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.
 Graph fuse_elementwise(const Graph& graph);

@@ -6,6 +6,8 @@ Graph optimize(Graph graph, const PassOptions& options) {
   if (options.simplify) graph = simplify(graph);
   if (options.fold_constants) graph = fold_constants(graph);
   if (options.common_subexpressions) graph = eliminate_common_subexpressions(graph);
+  // After CSE has merged the forward pools it looks for; before fusion hides the masks.
+  if (options.pooled_gradient_masks) graph = mask_pooled_gradients(graph);
   // After the passes that simplify what it would fuse.
   if (options.fusion) graph = fuse_elementwise(graph);
   // Last: the passes above leave the nodes they bypass for it.

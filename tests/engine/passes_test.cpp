@@ -371,6 +371,7 @@ TEST(Passes, EachPassCanBeSwitchedOff) {
   PassOptions none{.simplify = false,
                    .fold_constants = false,
                    .common_subexpressions = false,
+                   .pooled_gradient_masks = false,
                    .fusion = false,
                    .dead_code = false};
   auto traced = function(body, {.passes = none});

@@ -1,0 +1,89 @@
+// Moves an elementwise mask off a max-pool gradient onto the pooled gradient. Backpropagating
+// relu(z) -> max_pool2d gives mul(max_pool2d_grad(y, g), cast(greater(y, c))): a full-size mask
+// pass over the pool's input. Only each window's argmax receives gradient, and there y equals the
+// pooled value p, so the same result is max_pool2d_grad(y, mul(g, cast(greater(p, c)))): the mask
+// is taken over the pooled tensor, a window's size smaller, and the full-size pass is gone.
+// Masking by 0 or 1 is exact, so values are unchanged (a window's gradient is masked before its
+// overlapping windows' contributions are summed rather than after, which is also exact).
+#include <optional>
+
+#include "engine/passes/passes.h"
+#include "framework/ops/dispatch.h"
+
+namespace kiln::engine {
+namespace {
+
+const GraphNode& node_at(const Graph& g, int id) {
+  return g.nodes[static_cast<size_t>(id)];
+}
+
+// mul(max_pool2d_grad(y, g), cast(greater(y, c))), either operand order, with the pool's forward
+// max_pool2d(y) in the graph.
+struct PooledMask {
+  int pool;       // max_pool2d(y)
+  int gradient;   // max_pool2d_grad(y, g)
+  int threshold;  // c, a scalar
+};
+
+std::optional<PooledMask> match(const Graph& g, int id, const std::vector<int>& uses) {
+  const GraphNode& n = node_at(g, id);
+  if (n.op != OpId::mul) return std::nullopt;
+  for (int side = 0; side < 2; ++side) {
+    const int grad_id = n.inputs[static_cast<size_t>(side)];
+    const GraphNode& grad = node_at(g, grad_id);
+    const GraphNode& cast = node_at(g, n.inputs[static_cast<size_t>(1 - side)]);
+    // A gradient used elsewhere would still be computed, so nothing would be saved.
+    if (grad.op != OpId::max_pool2d_grad || uses[static_cast<size_t>(grad_id)] != 1 ||
+        grad.meta != n.meta || cast.op != OpId::cast || cast.meta.dtype != n.meta.dtype)
+      continue;
+    const GraphNode& greater = node_at(g, cast.inputs[0]);
+    const int y = grad.inputs[0];
+    if (greater.op != OpId::greater || greater.inputs[0] != y ||
+        node_at(g, greater.inputs[1]).meta.shape.rank() != 0)
+      continue;
+    for (int p = 0; p < id; ++p) {
+      const GraphNode& pool = node_at(g, p);
+      if (pool.op == OpId::max_pool2d && pool.inputs[0] == y && pool.attrs == grad.attrs)
+        return PooledMask{p, grad_id, greater.inputs[1]};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Graph mask_pooled_gradients(const Graph& graph) {
+  const std::vector<int> uses = use_counts(graph);
+  Graph out;
+  out.num_inputs = graph.num_inputs;
+  std::vector<int> new_id(graph.nodes.size(), -1);
+  auto emit = [&](OpId op, std::vector<int> inputs, Attrs attrs) {
+    std::vector<TensorMeta> metas;
+    for (int in : inputs) metas.push_back(out.nodes[static_cast<size_t>(in)].meta);
+    const TensorMeta meta = infer_meta(op, metas, attrs);
+    out.nodes.push_back({op, std::move(attrs), std::move(inputs), meta, nullptr});
+    return static_cast<int>(out.nodes.size()) - 1;
+  };
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const std::optional<PooledMask> m = match(graph, static_cast<int>(i), uses);
+    if (!m) {
+      GraphNode n = graph.nodes[i];
+      for (int& in : n.inputs) in = new_id[static_cast<size_t>(in)];
+      new_id[i] = static_cast<int>(out.nodes.size());
+      out.nodes.push_back(std::move(n));
+      continue;
+    }
+    const GraphNode& grad = node_at(graph, m->gradient);
+    auto mapped = [&](int old) { return new_id[static_cast<size_t>(old)]; };
+    const int keep = emit(OpId::greater, {mapped(m->pool), mapped(m->threshold)}, {});
+    const int mask = emit(OpId::cast, {keep}, {{"dtype", graph.nodes[i].meta.dtype}});
+    const int masked = emit(OpId::mul, {mapped(grad.inputs[1]), mask}, {});
+    new_id[i] = emit(OpId::max_pool2d_grad, {mapped(grad.inputs[0]), masked}, grad.attrs);
+  }
+  for (int o : graph.outputs) out.outputs.push_back(new_id[static_cast<size_t>(o)]);
+  for (const Assignment& a : graph.assignments)
+    out.assignments.push_back({a.variable, new_id[static_cast<size_t>(a.value)]});
+  return out;
+}
+
+}  // namespace kiln::engine
