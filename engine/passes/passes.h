@@ -10,6 +10,7 @@ struct PassOptions {
   bool fold_constants = true;
   bool common_subexpressions = true;
   bool pooled_gradient_masks = true;
+  bool conv_bias_activation = true;
   bool fusion = true;
   bool dead_code = true;
 };
@@ -24,6 +25,9 @@ Graph eliminate_common_subexpressions(const Graph& graph);
 // mul(max_pool2d_grad(y, g), cast(greater(y, c))) (relu's backward after a max-pool) becomes
 // max_pool2d_grad(y, mul(g, cast(greater(max_pool2d(y), c)))): the mask over the pooled tensor.
 Graph mask_pooled_gradients(const Graph& graph);
+// relu(add(conv2d(x, w), b)) and add(conv2d(x, w), b), b per output channel, become one
+// conv2d_bias_activation node on devices with its kernel.
+Graph fuse_conv_bias_activation(const Graph& graph);
 // Connected elementwise nodes of one shape whose intermediate values only the group uses become
 // one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.
 Graph fuse_elementwise(const Graph& graph);

@@ -52,7 +52,9 @@ std::optional<PooledMask> match(const Graph& g, int id, const std::vector<int>& 
 
 }  // namespace
 
-Graph mask_pooled_gradients(const Graph& graph) {
+Graph mask_pooled_gradients(const Graph& input) {
+  // Nodes that earlier passes bypassed would still count as uses.
+  const Graph graph = eliminate_dead_code(input);
   const std::vector<int> uses = use_counts(graph);
   Graph out;
   out.num_inputs = graph.num_inputs;

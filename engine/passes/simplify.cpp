@@ -1,6 +1,6 @@
 // Algebraic simplification: rewrites that drop work without changing any value (x*1, x+0, x-0,
-// x/1, neg(neg(x)), identity(x), a cast to x's own dtype) and that merge chains of transposes or
-// reshapes into one node.
+// x/1, neg(neg(x)), identity(x), a cast to x's own dtype, a reshape to x's own shape) and that
+// merge chains of transposes or reshapes into one node.
 #include <algorithm>
 #include <numeric>
 
@@ -90,6 +90,13 @@ int simplified(Graph& g, int i) {
       // A reshape to its input's own meta changes nothing: it has at most one unknown dim (from
       // a -1), which the equal element count then fixes to the input's.
       return n.inputs[0];
+    }
+    case OpId::reshape_like: {
+      // The same holds for a reshape to another value's runtime shape (the gradient of a
+      // broadcasting add reshapes to its operand's shape even where nothing was broadcast):
+      // dropping it also frees that operand from being kept for its shape alone.
+      const auto& dims = n.meta.shape.dims();
+      return std::count(dims.begin(), dims.end(), Shape::kUnknownDim) <= 1 ? n.inputs[0] : i;
     }
     default:
       return i;

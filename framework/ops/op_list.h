@@ -29,8 +29,9 @@
 #define KILN_GRAPH_OPS(X) X(placeholder) X(constant) X(read_variable)
 
 // Ops only the engine's passes create: a chain of elementwise ops run as one loop, its program
-// in the node's payload (framework/graph/fused_program.h).
-#define KILN_FUSED_OPS(X) X(fused_elementwise)
+// in the node's payload (framework/graph/fused_program.h); a convolution with its bias add and
+// relu.
+#define KILN_FUSED_OPS(X) X(fused_elementwise) X(conv2d_bias_activation)
 
 // Control flow in traced graphs (engine/control_flow/): the branches or loop body are subgraphs in
 // the node's payload; the node yields a bundle whose values tuple_get picks out.

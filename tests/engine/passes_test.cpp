@@ -119,6 +119,24 @@ TEST(Simplify, MergesReshapeChainsAndDropsReshapesToTheSameShape) {
             "return (%1, %0)\n");
 }
 
+TEST(Simplify, DropsReshapeLikeToTheSameMetaWithOneUnknownDim) {
+  GraphBuilder b;
+  const int x = b.input({-1, 4});
+  const int like = b.input({-1, 4});
+  const int grid = b.input({-1, -1});
+  const int grid_like = b.input({-1, -1});
+  const Graph g = b.finish(
+      {b.op(OpId::reshape_like, {x, like}), b.op(OpId::reshape_like, {grid, grid_like})});
+  // [?, ?] into [?, ?] may be [2, 6] into [3, 4]: only the first is dropped.
+  EXPECT_EQ(after(simplify, g),
+            "%0: float32[?, 4] = placeholder() {index=0}\n"
+            "%1: float32[?, 4] = placeholder() {index=1}\n"
+            "%2: float32[?, ?] = placeholder() {index=2}\n"
+            "%3: float32[?, ?] = placeholder() {index=3}\n"
+            "%4: float32[?, ?] = reshape_like(%2, %3)\n"
+            "return (%0, %4)\n");
+}
+
 TEST(Simplify, DropsSameDtypeCastsIdentitiesAndDoubleNegation) {
   GraphBuilder b;
   const int x = b.input({2});
@@ -372,6 +390,7 @@ TEST(Passes, EachPassCanBeSwitchedOff) {
                    .fold_constants = false,
                    .common_subexpressions = false,
                    .pooled_gradient_masks = false,
+                   .conv_bias_activation = false,
                    .fusion = false,
                    .dead_code = false};
   auto traced = function(body, {.passes = none});

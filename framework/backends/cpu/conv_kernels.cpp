@@ -1,8 +1,9 @@
-// conv2d and its two backward ops on oneDNN for float32; other dtypes take the reference loops
-// (oneDNN has no float64, which gradient checks need). Activations are used in place as NHWC.
-// Kernels are reordered between the Keras layout and the blocked one oneDNN picks: given a plain
-// HWIO kernel, oneDNN 2.6 falls back to im2col + gemm, measured 1.2-2.5x slower single-threaded
-// on typical layers and 20x or more on depthwise ones, while the reorder only touches the kernel.
+// conv2d, its bias + relu fusion and its two backward ops on oneDNN for float32; other dtypes take
+// the reference loops (oneDNN has no float64, which gradient checks need). Activations are used in
+// place as NHWC. Kernels are reordered between the Keras layout and the blocked one oneDNN picks:
+// given a plain HWIO kernel, oneDNN 2.6 falls back to im2col + gemm, measured 1.2-2.5x slower
+// single-threaded on typical layers and 20x or more on depthwise ones, while the reorder only
+// touches the kernel.
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/onednn_run.h"
 #include "framework/backends/cpu/reference/reference.h"
@@ -14,10 +15,16 @@ namespace {
 using dnnl::memory;
 using Tag = memory::format_tag;
 
-enum class ConvPass : int64_t { forward, backward_input, backward_filter };
+// forward_bias: conv2d_bias_activation, the bias added and relu applied (attr "relu") by oneDNN
+// as each output block is stored.
+enum class ConvPass : int64_t { forward, forward_bias, backward_input, backward_filter };
+
+constexpr bool is_forward(ConvPass pass) {
+  return pass == ConvPass::forward || pass == ConvPass::forward_bias;
+}
 
 struct ConvDescs {
-  memory::desc src, weights, dst;
+  memory::desc src, weights, bias, dst;
   memory::dims strides, dilates, padding_l, padding_r;
 };
 
@@ -32,6 +39,7 @@ ConvDescs conv_descs(const ConvGeometry& g) {
                          f32, Tag::hwigo);
   return {onednn_nhwc(g.batch, g.in_channels, g.h.in, g.w.in),
           weights,
+          memory::desc({g.out_channels}, f32, Tag::a),
           onednn_nhwc(g.batch, g.out_channels, g.h.out, g.w.out),
           {g.h.stride, g.w.stride},
           // oneDNN counts dilation as the gap between taps: 0 is a dense kernel.
@@ -47,6 +55,18 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::p
   return {desc, onednn_engine()};
 }
 
+// The forward with a bias and, for relu, an eltwise post-op (alpha 0: max(x, 0)).
+dnnl::convolution_forward::primitive_desc biased_forward_pd(const ConvDescs& d, bool relu) {
+  const dnnl::convolution_forward::desc desc(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, d.src, d.weights,
+      d.bias, d.dst, d.strides, d.dilates, d.padding_l, d.padding_r);
+  dnnl::post_ops post_ops;
+  if (relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(post_ops);
+  return {desc, attr, onednn_engine()};
+}
+
 // The primitive of one pass. Each binds three tensors: the activation (x, or dx), the kernel (w,
 // or dw) and the convolution's output (y, or its gradient).
 struct ConvEntry {
@@ -58,14 +78,15 @@ struct ConvEntry {
   dnnl::primitive reorder;
 };
 
-ConvEntry make_entry(ConvPass pass, const ConvGeometry& g) {
+ConvEntry make_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
   ConvEntry e{conv_descs(g), {}, {}, {}};
   // The same problem with the kernel layout left to oneDNN.
   ConvDescs d = e.descs;
   d.weights = memory::desc(d.weights.dims(), memory::data_type::f32, Tag::any);
   constexpr auto direct = dnnl::algorithm::convolution_direct;
-  if (pass == ConvPass::forward) {
-    const auto pd = forward_pd(d, dnnl::prop_kind::forward_inference);
+  if (is_forward(pass)) {
+    const auto pd = pass == ConvPass::forward ? forward_pd(d, dnnl::prop_kind::forward_inference)
+                                              : biased_forward_pd(d, relu);
     e.primitive = dnnl::convolution_forward(pd);
     e.kernel_layout = pd.weights_desc();
   } else {
@@ -93,14 +114,15 @@ ConvEntry make_entry(ConvPass pass, const ConvGeometry& g) {
   return e;
 }
 
-const ConvEntry& conv_entry(ConvPass pass, const ConvGeometry& g) {
+const ConvEntry& conv_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
   static PrimitiveCache<ConvEntry> cache;
-  PrimitiveKey key{{static_cast<int64_t>(pass), g.batch, g.in_channels, g.out_channels, g.groups}};
+  PrimitiveKey key{
+      {static_cast<int64_t>(pass), relu, g.batch, g.in_channels, g.out_channels, g.groups}};
   for (const WindowAxis& a : {g.h, g.w}) {
     key.values.insert(key.values.end(),
                       {a.in, a.kernel, a.stride, a.dilation, a.pad_before, a.pad_after});
   }
-  return cache.get(key, [&] { return make_entry(pass, g); });
+  return cache.get(key, [&] { return make_entry(pass, g, relu); });
 }
 
 // One convolution pass bound to its shapes: the cached primitive, memory objects for the three
@@ -109,16 +131,18 @@ template <ConvPass kPass>
 class ConvCall {
  public:
   explicit ConvCall(const KernelContext& c)
-      : entry_(conv_entry(kPass, geometry(c))),
+      : entry_(conv_entry(kPass, geometry(c), applies_relu(c))),
         activation_(onednn_unbound(entry_.descs.src)),
         user_kernel_(onednn_unbound(entry_.descs.weights)),
         own_kernel_(entry_.reorder ? memory(entry_.kernel_layout, onednn_engine()) : user_kernel_),
+        bias_(onednn_unbound(entry_.descs.bias)),
         output_(onednn_unbound(entry_.descs.dst)) {
     const int src = kPass == ConvPass::backward_input ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
     const int weights =
         kPass == ConvPass::backward_filter ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
-    const int dst = kPass == ConvPass::forward ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
+    const int dst = is_forward(kPass) ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
     args_ = {{src, activation_}, {weights, own_kernel_}, {dst, output_}};
+    if (kPass == ConvPass::forward_bias) args_.emplace(DNNL_ARG_BIAS, bias_);
   }
 
   void run(const KernelContext& c) {
@@ -126,6 +150,10 @@ class ConvCall {
     switch (kPass) {
       case ConvPass::forward:
         point(c.inputs[0], c.inputs[1], c.output);
+        break;
+      case ConvPass::forward_bias:
+        point(c.inputs[0], c.inputs[1], c.output);
+        onednn_point(bias_, c.inputs[2]);
         break;
       case ConvPass::backward_input:
         point(c.output, c.inputs[1], c.inputs[0]);
@@ -143,9 +171,14 @@ class ConvCall {
   }
 
  private:
+  static bool applies_relu(const KernelContext& c) {
+    return kPass == ConvPass::forward_bias && c.attrs.get_bool("relu");
+  }
+
   static ConvGeometry geometry(const KernelContext& c) {
     switch (kPass) {
       case ConvPass::forward:
+      case ConvPass::forward_bias:
         return conv_geometry(c.inputs[0].shape(), c.inputs[1].shape(), c.attrs);
       case ConvPass::backward_input:
         return conv_geometry(c.output.shape(), c.inputs[1].shape(), c.attrs);
@@ -162,7 +195,7 @@ class ConvCall {
   }
 
   const ConvEntry& entry_;
-  memory activation_, user_kernel_, own_kernel_, output_;
+  memory activation_, user_kernel_, own_kernel_, bias_, output_;
   std::unordered_map<int, memory> args_;
 };
 
@@ -175,6 +208,10 @@ void conv_kernel(const KernelContext& c) {
   switch (pass) {
     case ConvPass::forward:
       reference::conv2d(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      break;
+    case ConvPass::forward_bias:
+      reference::conv2d(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      reference::add_channel_bias(c.output, c.inputs[2], c.attrs.get_bool("relu"));
       break;
     case ConvPass::backward_input:
       reference::conv2d_backprop_input(c.inputs[0], c.inputs[1], c.output, c.attrs);
@@ -196,9 +233,11 @@ std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& c) {
 void register_conv_kernels(OpTable& t) {
   constexpr auto cpu = DeviceType::cpu;
   t.set_kernel(OpId::conv2d, cpu, conv_kernel<ConvPass::forward>);
+  t.set_kernel(OpId::conv2d_bias_activation, cpu, conv_kernel<ConvPass::forward_bias>);
   t.set_kernel(OpId::conv2d_backprop_input, cpu, conv_kernel<ConvPass::backward_input>);
   t.set_kernel(OpId::conv2d_backprop_filter, cpu, conv_kernel<ConvPass::backward_filter>);
   t.set_prepare(OpId::conv2d, cpu, prepare_conv<ConvPass::forward>);
+  t.set_prepare(OpId::conv2d_bias_activation, cpu, prepare_conv<ConvPass::forward_bias>);
   t.set_prepare(OpId::conv2d_backprop_input, cpu, prepare_conv<ConvPass::backward_input>);
   t.set_prepare(OpId::conv2d_backprop_filter, cpu, prepare_conv<ConvPass::backward_filter>);
 }

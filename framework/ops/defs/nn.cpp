@@ -41,6 +41,15 @@ TensorMeta infer_conv2d(std::span<const TensorMeta> in, const Attrs& attrs) {
                    ")");
   return {in[0].dtype, out, in[0].device};
 }
+// inputs: (x, kernel, bias[out channels]); conv2d's attrs and relu (bool): relu(conv2d(x, kernel)
+// + bias) in one pass over the output. Only the graph pass that fuses these ops makes it, after
+// differentiation, so it has no gradient.
+TensorMeta infer_conv2d_bias_activation(std::span<const TensorMeta> in, const Attrs& attrs) {
+  const TensorMeta out = infer_conv2d(in.first(2), attrs);
+  KILN_SHAPE_CHECK(in[2].dtype == out.dtype && in[2].shape == Shape{out.shape[3]}, "bias ",
+                   describe(in[2]), " does not match ", out.shape[3], " output channels");
+  return out;
+}
 // The backward ops take their output shape from an attr; inference re-runs the forward op's
 // inference on the implied forward operands, which validates them and the incoming gradient.
 void check_incoming_grad(const TensorMeta& grad, const TensorMeta& expected) {
@@ -166,6 +175,8 @@ Tensor pool(OpId op, const Tensor& x, std::vector<int64_t> pool_size, std::vecto
 
 void define_nn_ops(OpTable& t) {
   defs::def(t, OpId::conv2d, "conv2d", 2, infer_conv2d, grad_conv2d);
+  defs::def(t, OpId::conv2d_bias_activation, "conv2d_bias_activation", 3,
+            infer_conv2d_bias_activation, nullptr);
   // -1: the backward ops with an input shape take an optional shape source (infer_helpers.h).
   defs::def(t, OpId::conv2d_backprop_input, "conv2d_backprop_input", -1,
             infer_conv2d_backprop_input, grad_conv2d_backprop_input);

@@ -94,6 +94,11 @@ Attrs with(Attrs attrs, const char* key, const Shape& shape) {
   return attrs;
 }
 
+Attrs with_flag(Attrs attrs, const char* key, bool value) {
+  attrs.set(key, value);
+  return attrs;
+}
+
 // Distinct values (a shuffled ramp) spaced `step` apart around zero: max pooling has no ties.
 Tensor distinct_f64(const Shape& shape, double step = 0.01, uint32_t seed = 5) {
   std::vector<double> v(static_cast<size_t>(shape.numel()));
@@ -153,6 +158,29 @@ TEST(Conv2d, OneDnnMatchesReference) {
   for (const ConvCase& c : kConvCases) {
     for (const OpCall& call : conv_calls(c)) {
       expect_matches_reference(call, DType::f32, 1e-5, ::testing::PrintToString(c));
+    }
+  }
+}
+
+// The fused op the graph pass makes computes exactly what the three ops compute: oneDNN adds the
+// bias to the finished sum and applies max(x, 0), as the separate float32 add and relu do.
+TEST(Conv2dBiasActivation, EqualsConvolutionThenBiasThenRelu) {
+  for (const ConvCase& c : kConvCases) {
+    for (const DType dtype : {DType::f32, DType::f64}) {
+      const Tensor x = ops::cast(random_f64(c.x, -1, 1, 1), dtype);
+      const Tensor w = ops::cast(random_f64(c.kernel(), -1, 1, 2), dtype);
+      const Tensor b = ops::cast(random_f64({c.out_channels}, -1, 1, 4), dtype);
+      const Tensor biased =
+          ops::conv2d(x, w, c.strides, c.same ? ops::Padding::same : ops::Padding::valid,
+                      c.dilation, c.groups) +
+          b;
+      for (const bool relu : {false, true}) {
+        const Tensor got =
+            apply(OpId::conv2d_bias_activation, {x, w, b}, with_flag(c.attrs(), "relu", relu));
+        const Tensor want = relu ? ops::relu(biased) : biased;
+        EXPECT_EQ(got.to_vector<double>(), want.to_vector<double>())
+            << c << " " << dtype_name(dtype) << " relu=" << relu;
+      }
     }
   }
 }

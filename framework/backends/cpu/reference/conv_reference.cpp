@@ -41,6 +41,24 @@ void conv2d(const Tensor& x, const Tensor& w, const Tensor& out, const Attrs& at
   });
 }
 
+void add_channel_bias(const Tensor& out, const Tensor& bias, bool relu) {
+  visit_float_dtype(out.dtype(), "conv2d_bias_activation", [&]<typename T>() {
+    T* po = static_cast<T*>(out.raw_data());
+    const T* pb = static_cast<const T*>(bias.raw_data());
+    const int64_t channels = bias.numel();
+    parallel_for(out.numel() / channels, 64, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        T* o = po + row * channels;
+        for (int64_t c = 0; c < channels; ++c) {
+          // In double, one rounding: the float sum rounded once, as the add op gives.
+          const double v = value_at(o, c) + value_at(pb, c);
+          o[c] = convert_value<T>(relu && !(v > 0) ? 0.0 : v);
+        }
+      }
+    });
+  });
+}
+
 // dx[n, ih, iw, c] = sum over the outputs whose taps read (ih, iw) of grad * w.
 void conv2d_backprop_input(const Tensor& g_out, const Tensor& w, const Tensor& dx,
                            const Attrs& attrs) {

@@ -12,6 +12,9 @@ void matmul(const Tensor& a, const Tensor& b, const Tensor& out, bool transpose_
             bool transpose_b);
 // Convolution family, attrs as in the op table (strides, dilation, same, groups).
 void conv2d(const Tensor& x, const Tensor& w, const Tensor& out, const Attrs& attrs);
+// out[..., c] += bias[c], rounded to out's dtype as a separate add would be; then max(out, 0)
+// with relu (conv2d_bias_activation's epilogue).
+void add_channel_bias(const Tensor& out, const Tensor& bias, bool relu);
 void conv2d_backprop_input(const Tensor& g, const Tensor& w, const Tensor& dx, const Attrs& attrs);
 void conv2d_backprop_filter(const Tensor& x, const Tensor& g, const Tensor& dw, const Attrs& attrs);
 // Pooling family, attrs pool_size, strides, same.
