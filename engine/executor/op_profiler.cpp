@@ -29,7 +29,9 @@ std::map<std::string, Group>& groups() {
 bool started_by_environment() {
   const char* value = std::getenv("KILN_PROFILE");
   if (value == nullptr || std::strcmp(value, "0") == 0 || *value == '\0') return false;
-  std::atexit([] { std::fputs(report().c_str(), stderr); });
+  // KILN_PROFILE=all: every group, not the 40 longest (shapes that vary per batch make many).
+  static const size_t rows = std::strcmp(value, "all") == 0 ? SIZE_MAX : 40;
+  std::atexit([] { std::fputs(report(rows).c_str(), stderr); });
   return true;
 }
 

@@ -1,14 +1,15 @@
 // rnn_sequence and rnn_sequence_grad (layouts in framework/ops/rnn_cell.h). Each step is one
-// matmul for the recurrent projection (oneDNN's sgemm for float32; a plain loop for float64,
-// which only gradient checks use) and one pass over the gates, rows split between threads. The
-// scratch buffers are allocated once per run, never per step.
-#include <oneapi/dnnl/dnnl.h>
-
+// matmul for the recurrent projection (oneDNN's matmul against the kernel packed once per run for
+// float32; a plain loop for float64, which only gradient checks use) and one pass over the gates,
+// rows split between threads. The scratch buffers are allocated once per run, never per step.
 #include <algorithm>
+#include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/fast_math.h"
+#include "framework/backends/cpu/packed_matmul.h"
 #include "framework/backends/cpu/parallel.h"
 #include "framework/core/error.h"
 #include "framework/ops/rnn_operands.h"
@@ -21,24 +22,36 @@ using rnn::Cell;
 using rnn::CellLayout;
 using rnn::RnnOperands;
 
-// c[m, n] = a[m, k] . b (b is [k, n], or [n, k] when transpose_b), row-major with leading dims.
-void gemm(bool transpose_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-          const float* b, int64_t ldb, float* c, int64_t ldc) {
-  const dnnl_status_t status =
-      dnnl_sgemm('N', transpose_b ? 'T' : 'N', m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-  KILN_CHECK(status == dnnl_success, "rnn_sequence: dnnl_sgemm failed with status ",
-             static_cast<int>(status));
-}
-void gemm(bool transpose_b, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
-          const double* b, int64_t ldb, double* c, int64_t ldc) {
-  for (int64_t i = 0; i < m; ++i) {
-    double* row = c + i * ldc;
-    std::fill(row, row + n, 0.0);
-    for (int64_t p = 0; p < k; ++p)
-      for (int64_t j = 0; j < n; ++j)
-        row[j] += a[i * lda + p] * (transpose_b ? b[j * ldb + p] : b[p * ldb + j]);
+// out[m, n] = a[m, k] . kernel, a's rows lda apart, for one run's kernel ([k, n], or [n, k]
+// when transposed): float32 through a PackedMatmul, float64 through a plain loop.
+template <typename T>
+class KernelProduct {
+ public:
+  KernelProduct(const T* kernel, int64_t k, int64_t n, bool transposed)
+      : kernel_(kernel), k_(k), n_(n), transposed_(transposed) {
+    if constexpr (std::is_same_v<T, float>) packed_.emplace(kernel, k, n, transposed);
   }
-}
+
+  void operator()(int64_t m, const T* a, int64_t lda, T* out) {
+    if constexpr (std::is_same_v<T, float>) {
+      packed_->run(m, a, lda, out);
+    } else {
+      for (int64_t i = 0; i < m; ++i) {
+        T* row = out + i * n_;
+        std::fill(row, row + n_, T(0));
+        for (int64_t p = 0; p < k_; ++p)
+          for (int64_t j = 0; j < n_; ++j)
+            row[j] += a[i * lda + p] * (transposed_ ? kernel_[j * k_ + p] : kernel_[p * n_ + j]);
+      }
+    }
+  }
+
+ private:
+  const T* kernel_;
+  int64_t k_, n_;
+  bool transposed_;
+  std::optional<PackedMatmul> packed_;
+};
 
 // y = f(y) over n values; the switch sits outside the loops so each loop vectorizes.
 template <typename T>
@@ -146,17 +159,16 @@ class ActiveRows {
   int64_t count_ = 0;
 };
 
-// out[i] = a[row(i)] . kernel (or kernel transposed) for the active rows in their packed order,
-// each a row scaled by `scale`'s row when given (recurrent dropout). Reads `a` in place when
-// every row is active and unscaled, else gathers the rows first.
+// out[i] = a[row(i)] . kernel for the active rows in their packed order, each a row scaled by
+// `scale`'s row when given (recurrent dropout). Reads `a` in place when every row is active and
+// unscaled, else gathers the rows first.
 template <typename T>
 void active_rows_matmul(const ActiveRows& active, const T* a, int64_t lda, int64_t k,
-                        const T* scale, bool transpose_kernel, const T* kernel, int64_t n,
-                        std::vector<T>& gathered, T* out) {
-  const int64_t ldb = transpose_kernel ? k : n;
+                        const T* scale, KernelProduct<T>& product, std::vector<T>& gathered,
+                        T* out) {
   if (active.count() == 0) return;
   if (!active.compacted() && scale == nullptr) {
-    gemm(transpose_kernel, active.count(), n, k, a, lda, kernel, ldb, out, n);
+    product(active.count(), a, lda, out);
     return;
   }
   for (int64_t i = 0; i < active.count(); ++i) {
@@ -165,7 +177,7 @@ void active_rows_matmul(const ActiveRows& active, const T* a, int64_t lda, int64
     T* to = gathered.data() + i * k;
     for (int64_t j = 0; j < k; ++j) to[j] = scale != nullptr ? from[j] * scale[b * k + j] : from[j];
   }
-  gemm(transpose_kernel, active.count(), n, k, gathered.data(), k, kernel, ldb, out, n);
+  product(active.count(), gathered.data(), k, out);
 }
 
 // One unmasked step of one batch row: x the input projection, p the recurrent one (h_prev . U),
@@ -229,12 +241,13 @@ void rnn_forward(const KernelContext& c) {
   std::vector<T> recurrent(static_cast<size_t>(q.batch * q.width));
   std::vector<T> gathered(static_cast<size_t>(q.batch * u));
   ActiveRows active(q.batch);
+  KernelProduct<T> product(q.kernel, u, q.width, false);
   for (int64_t s = 0; s < q.time; ++s) {
     const int64_t t = q.time_of(s);
     active.find(q, t);
     // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
-    active_rows_matmul(active, record + s * q.record_width, q.record_stride, u, q.dropout, false,
-                       q.kernel, q.width, gathered, recurrent.data());
+    active_rows_matmul(active, record + s * q.record_width, q.record_stride, u, q.dropout, product,
+                       gathered, recurrent.data());
     for_rows(q.batch, q.width, [&](int64_t b) {
       const T* prev = record + b * q.record_stride + s * q.record_width;
       T* out = record + b * q.record_stride + (s + 1) * q.record_width;
@@ -326,6 +339,7 @@ void rnn_backward(const KernelContext& c) {
   // The rows of this step and of the one after it, whose matmul result `through` still holds:
   // adding it in the next pass over the rows saves a pass (and a wake-up of the threads).
   ActiveRows active(q.batch), later(q.batch);
+  KernelProduct<T> product(q.kernel, q.width, u, true);
   auto add_through = [&](int64_t b) {
     if (!later.has(b)) return;
     T* dh_b = dh.data() + b * u;
@@ -355,7 +369,7 @@ void rnn_backward(const KernelContext& c) {
     });
     std::swap(active, later);
     active_rows_matmul(later, grads + (t + 1) * grad_width + recurrent_column, grad_stride, q.width,
-                       static_cast<const T*>(nullptr), true, q.kernel, u, gathered, through.data());
+                       static_cast<const T*>(nullptr), product, gathered, through.data());
   }
   // Row 0: the initial states' gradient (plus any read of record row 0 itself).
   for (int64_t b = 0; b < q.batch; ++b) {

@@ -43,8 +43,17 @@ Grads grad_matmul(const GradContext& c) {
     out[0] = ops::sum_to_like(da, a);
   }
   if (c.needs[1]) {
-    const Tensor db = !tb ? ops::matmul(a, g, !ta, false) : ops::matmul(g, a, true, ta);
-    out[1] = ops::sum_to_like(db, b);
+    // A batch of a's against one b (a Dense layer on sequences): the batch folds into the rows,
+    // so db is one matmul over all of them instead of a batch of products summed afterwards.
+    const int64_t k = a.shape().dim(-1), n = g.shape().dim(-1);
+    if (b.rank() == 2 && a.rank() > 2 && !ta && k >= 0 && n >= 0) {
+      const Tensor rows = ops::reshape(a, {-1, k}), grad_rows = ops::reshape(g, {-1, n});
+      out[1] = !tb ? ops::matmul(rows, grad_rows, true, false)
+                   : ops::matmul(grad_rows, rows, true, false);
+    } else {
+      const Tensor db = !tb ? ops::matmul(a, g, !ta, false) : ops::matmul(g, a, true, ta);
+      out[1] = ops::sum_to_like(db, b);
+    }
   }
   return out;
 }
