@@ -9,6 +9,7 @@
 
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/fast_math.h"
+#include "framework/backends/cpu/isa_dispatch.h"
 #include "framework/backends/cpu/packed_matmul.h"
 #include "framework/backends/cpu/parallel.h"
 #include "framework/core/error.h"
@@ -123,12 +124,15 @@ struct Sequence {
   bool keeps(int64_t b, int64_t t) const { return mask == nullptr || mask[b * time + t]; }
 };
 
-// Rows in chunks big enough to be worth waking the pool for.
+// Rows in chunks big enough to be worth waking the pool for, each chunk's loop compiled for the
+// instruction set level `isa` (the gates' exp, sigmoid and tanh loops are most of a cell's time).
 template <typename Fn>
-void for_rows(int64_t rows, int64_t row_work, Fn&& fn) {
+void for_rows(CpuIsa isa, int64_t rows, int64_t row_work, Fn&& fn) {
   parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_work)),
                [&](int64_t begin, int64_t end) {
-                 for (int64_t b = begin; b < end; ++b) fn(b);
+                 run_at_isa(isa, [&] {
+                   for (int64_t b = begin; b < end; ++b) fn(b);
+                 });
                });
 }
 
@@ -242,13 +246,14 @@ void rnn_forward(const KernelContext& c) {
   std::vector<T> gathered(static_cast<size_t>(q.batch * u));
   ActiveRows active(q.batch);
   KernelProduct<T> product(q.kernel, u, q.width, false);
+  const CpuIsa isa = cpu_isa();
   for (int64_t s = 0; s < q.time; ++s) {
     const int64_t t = q.time_of(s);
     active.find(q, t);
     // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
     active_rows_matmul(active, record + s * q.record_width, q.record_stride, u, q.dropout, product,
                        gathered, recurrent.data());
-    for_rows(q.batch, q.width, [&](int64_t b) {
+    for_rows(isa, q.batch, q.width, [&](int64_t b) {
       const T* prev = record + b * q.record_stride + s * q.record_width;
       T* out = record + b * q.record_stride + (s + 1) * q.record_width;
       if (!active.has(b)) {
@@ -340,6 +345,7 @@ void rnn_backward(const KernelContext& c) {
   // adding it in the next pass over the rows saves a pass (and a wake-up of the threads).
   ActiveRows active(q.batch), later(q.batch);
   KernelProduct<T> product(q.kernel, q.width, u, true);
+  const CpuIsa isa = cpu_isa();
   auto add_through = [&](int64_t b) {
     if (!later.has(b)) return;
     T* dh_b = dh.data() + b * u;
@@ -350,7 +356,7 @@ void rnn_backward(const KernelContext& c) {
   for (int64_t s = q.time - 1; s >= 0; --s) {
     const int64_t t = q.time_of(s);
     active.find(q, t);
-    for_rows(q.batch, q.width, [&](int64_t b) {
+    for_rows(isa, q.batch, q.width, [&](int64_t b) {
       add_through(b);
       const T* prev = record + b * q.record_stride + s * q.record_width;
       const T* out = prev + q.record_width;

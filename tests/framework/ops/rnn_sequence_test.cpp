@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "framework/autodiff/grad.h"
+#include "framework/backends/cpu/cpu_isa.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/rnn_ops.h"
 #include "tests/framework/gradcheck.h"
@@ -199,6 +201,47 @@ TEST(RnnSequence, MaskedStepsCarryTheStatesThrough) {
   EXPECT_EQ(row(1, 2), row(1, 4));
   EXPECT_EQ(row(2, 0), row(2, 1));
   EXPECT_NE(row(2, 1), row(2, 2));
+}
+
+// The cell loops are compiled once per instruction set level (without FMA contraction): every
+// level the processor has gives the baseline's record and gradients bit for bit, on sizes whose
+// rows fill whole vectors and leave remainders.
+TEST(RnnSequence, EveryInstructionSetLevelGivesTheSameBits) {
+  constexpr int64_t batch = 5, time = 6, units = 37;
+  for (Cell cell : {Cell::simple, Cell::gru, Cell::lstm}) {
+    const rnn::CellLayout l{cell, units};
+    const int64_t width = l.gates() * units;
+    const Tensor projected = ops::cast(random_f64({batch, time, width}, -1, 1, 1), DType::f32);
+    const Tensor states = ops::cast(random_f64({batch, l.states(), units}, -1, 1, 2), DType::f32);
+    const Tensor kernel = ops::cast(random_f64({units, width}, -0.3, 0.3, 3), DType::f32);
+    const Tensor bias = ops::cast(random_f64({width}, -0.3, 0.3, 4), DType::f32);
+    const Tensor weights =
+        ops::cast(random_f64({batch, time + 1, l.record_width()}, -1, 1, 5), DType::f32);
+    const ops::RnnSequenceArgs args{
+        cell,     Activation::tanh, Activation::sigmoid, false, cell == Cell::gru ? bias : Tensor(),
+        Tensor(), Tensor()};
+    const auto run = [&] {
+      std::vector<Tensor> out = grad(
+          [&](const std::vector<Tensor>& in) {
+            return ops::sum(ops::rnn_sequence(in[0], in[1], in[2], args) * weights);
+          },
+          {projected, states, kernel});
+      out.push_back(ops::rnn_sequence(projected, states, kernel, args));
+      return out;
+    };
+    const cpu::CpuIsa saved = cpu::cpu_isa();
+    cpu::set_cpu_isa(cpu::CpuIsa::sse2);
+    const std::vector<Tensor> baseline = run();
+    for (cpu::CpuIsa isa : {cpu::CpuIsa::avx2, cpu::CpuIsa::avx512}) {
+      if (isa > cpu::detected_cpu_isa()) break;
+      cpu::set_cpu_isa(isa);
+      const std::vector<Tensor> got = run();
+      for (size_t k = 0; k < got.size(); ++k)
+        EXPECT_EQ(got[k].to_vector<float>(), baseline[k].to_vector<float>())
+            << cpu::cpu_isa_name(isa) << " cell " << static_cast<int>(cell) << " output " << k;
+    }
+    cpu::set_cpu_isa(saved);
+  }
 }
 
 TEST(RnnSequence, ErrorsNameTheOperand) {
