@@ -124,41 +124,41 @@ struct Sequence {
   bool keeps(int64_t b, int64_t t) const { return mask == nullptr || mask[b * time + t]; }
 };
 
-// Rows in chunks big enough to be worth waking the pool for, each chunk's loop compiled for the
-// instruction set level `isa` (the gates' exp, sigmoid and tanh loops are most of a cell's time).
+// Runs block(begin, end) over contiguous blocks of batch rows, one per thread. The rows of a
+// recurrence are independent, so each thread steps its own rows through the whole sequence: no
+// barrier per step, and the per-step matmuls run single-threaded on that thread's rows.
 template <typename Fn>
-void for_rows(CpuIsa isa, int64_t rows, int64_t row_work, Fn&& fn) {
-  parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, row_work)),
-               [&](int64_t begin, int64_t end) {
-                 run_at_isa(isa, [&] {
-                   for (int64_t b = begin; b < end; ++b) fn(b);
-                 });
-               });
+void for_row_blocks(int64_t batch, Fn&& block) {
+  parallel_for(batch, 1, [&](int64_t begin, int64_t end) { block(begin, end); });
 }
 
-// The rows a step updates (unmasked ones), packed so the recurrent matmul skips the others: with
-// every row active the matmul reads the record in place, else the active rows are gathered.
+// The rows of [begin, end) a step updates (unmasked ones), packed so the recurrent matmul skips
+// the others: with every row active the matmul reads the record in place, else the active rows
+// are gathered.
 class ActiveRows {
  public:
-  explicit ActiveRows(int64_t batch)
-      : slots_(static_cast<size_t>(batch), -1), rows_(static_cast<size_t>(batch)) {}
+  ActiveRows(int64_t begin, int64_t end)
+      : begin_(begin), slots_(static_cast<size_t>(end - begin), -1), rows_(slots_.size()) {}
 
   template <typename T>
   void find(const Sequence<T>& q, int64_t t) {
     count_ = 0;
-    for (int64_t b = 0; b < q.batch; ++b) {
-      slots_[static_cast<size_t>(b)] = q.keeps(b, t) ? count_ : -1;
+    for (size_t r = 0; r < slots_.size(); ++r) {
+      const int64_t b = begin_ + static_cast<int64_t>(r);
+      slots_[r] = q.keeps(b, t) ? count_ : -1;
       if (q.keeps(b, t)) rows_[static_cast<size_t>(count_++)] = b;
     }
   }
+  int64_t first() const { return begin_; }
   int64_t count() const { return count_; }
   bool compacted() const { return count_ < static_cast<int64_t>(rows_.size()); }
-  bool has(int64_t b) const { return slots_[static_cast<size_t>(b)] >= 0; }
+  bool has(int64_t b) const { return slot(b) >= 0; }
   int64_t row(int64_t i) const { return rows_[static_cast<size_t>(i)]; }
-  int64_t slot(int64_t b) const { return slots_[static_cast<size_t>(b)]; }
+  int64_t slot(int64_t b) const { return slots_[static_cast<size_t>(b - begin_)]; }
 
  private:
-  std::vector<int64_t> slots_;  // per batch row: its index among the active rows, or -1
+  int64_t begin_;
+  std::vector<int64_t> slots_;  // per row of the range: its index among the active rows, or -1
   std::vector<int64_t> rows_;   // the active rows in order
   int64_t count_ = 0;
 };
@@ -172,7 +172,7 @@ void active_rows_matmul(const ActiveRows& active, const T* a, int64_t lda, int64
                         T* out) {
   if (active.count() == 0) return;
   if (!active.compacted() && scale == nullptr) {
-    product(active.count(), a, lda, out);
+    product(active.count(), a + active.first() * lda, lda, out);
     return;
   }
   for (int64_t i = 0; i < active.count(); ++i) {
@@ -242,29 +242,33 @@ void rnn_forward(const KernelContext& c) {
     std::copy(from, from + state_width, row);
     std::fill(row + state_width, row + q.record_width, T(0));
   }
-  std::vector<T> recurrent(static_cast<size_t>(q.batch * q.width));
-  std::vector<T> gathered(static_cast<size_t>(q.batch * u));
-  ActiveRows active(q.batch);
-  KernelProduct<T> product(q.kernel, u, q.width, false);
   const CpuIsa isa = cpu_isa();
-  for (int64_t s = 0; s < q.time; ++s) {
-    const int64_t t = q.time_of(s);
-    active.find(q, t);
-    // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
-    active_rows_matmul(active, record + s * q.record_width, q.record_stride, u, q.dropout, product,
-                       gathered, recurrent.data());
-    for_rows(isa, q.batch, q.width, [&](int64_t b) {
-      const T* prev = record + b * q.record_stride + s * q.record_width;
-      T* out = record + b * q.record_stride + (s + 1) * q.record_width;
-      if (!active.has(b)) {
-        std::copy(prev, prev + state_width, out);
-        std::fill(out + state_width, out + q.record_width, T(0));
-        return;
-      }
-      cell_forward(q, x + (b * q.time + t) * q.width, recurrent.data() + active.slot(b) * q.width,
-                   prev, out);
-    });
-  }
+  for_row_blocks(q.batch, [&](int64_t begin, int64_t end) {
+    std::vector<T> recurrent(static_cast<size_t>((end - begin) * q.width));
+    std::vector<T> gathered(static_cast<size_t>((end - begin) * u));
+    ActiveRows active(begin, end);
+    KernelProduct<T> product(q.kernel, u, q.width, false);
+    for (int64_t s = 0; s < q.time; ++s) {
+      const int64_t t = q.time_of(s);
+      active.find(q, t);
+      // Masked rows skip the matmul; with dropout, h_prev is scaled on the way.
+      active_rows_matmul(active, record + s * q.record_width, q.record_stride, u, q.dropout,
+                         product, gathered, recurrent.data());
+      run_at_isa(isa, [&] {
+        for (int64_t b = begin; b < end; ++b) {
+          const T* prev = record + b * q.record_stride + s * q.record_width;
+          T* out = record + b * q.record_stride + (s + 1) * q.record_width;
+          if (!active.has(b)) {
+            std::copy(prev, prev + state_width, out);
+            std::fill(out + state_width, out + q.record_width, T(0));
+            continue;
+          }
+          cell_forward(q, x + (b * q.time + t) * q.width,
+                       recurrent.data() + active.slot(b) * q.width, prev, out);
+        }
+      });
+    }
+  });
 }
 
 // One unmasked step of one batch row backwards. dh (and dc) hold the gradient of the states
@@ -337,56 +341,66 @@ void rnn_backward(const KernelContext& c) {
   const int64_t grad_stride = (q.time + 1) * grad_width;
   const int64_t recurrent_column = q.at.cell == Cell::gru ? q.width : 0;
   const bool lstm = q.at.cell == Cell::lstm;
-  std::vector<T> dh(static_cast<size_t>(q.batch * u), T(0));
-  std::vector<T> dc(lstm ? dh.size() : 0, T(0));
-  std::vector<T> through(dh.size());  // d(h_prev) through the recurrent matmul
-  std::vector<T> gathered(static_cast<size_t>(q.batch * q.width));
-  // The rows of this step and of the one after it, whose matmul result `through` still holds:
-  // adding it in the next pass over the rows saves a pass (and a wake-up of the threads).
-  ActiveRows active(q.batch), later(q.batch);
-  KernelProduct<T> product(q.kernel, q.width, u, true);
   const CpuIsa isa = cpu_isa();
-  auto add_through = [&](int64_t b) {
-    if (!later.has(b)) return;
-    T* dh_b = dh.data() + b * u;
-    const T* from = through.data() + later.slot(b) * u;
-    const T* drop = q.dropout != nullptr ? q.dropout + b * u : nullptr;
-    for (int64_t j = 0; j < u; ++j) dh_b[j] += drop != nullptr ? from[j] * drop[j] : from[j];
-  };
-  for (int64_t s = q.time - 1; s >= 0; --s) {
-    const int64_t t = q.time_of(s);
-    active.find(q, t);
-    for_rows(isa, q.batch, q.width, [&](int64_t b) {
+  for_row_blocks(q.batch, [&](int64_t begin, int64_t end) {
+    const auto rows = static_cast<size_t>(end - begin);
+    // Indexed by b - begin.
+    std::vector<T> dh(rows * static_cast<size_t>(u), T(0));
+    std::vector<T> dc(lstm ? dh.size() : 0, T(0));
+    std::vector<T> through(dh.size());  // d(h_prev) through the recurrent matmul
+    std::vector<T> gathered(rows * static_cast<size_t>(q.width));
+    // The rows of this step and of the one after it, whose matmul result `through` still holds:
+    // adding it in the next pass over the rows saves a pass.
+    ActiveRows active(begin, end), later(begin, end);
+    KernelProduct<T> product(q.kernel, q.width, u, true);
+    auto add_through = [&](int64_t b) {
+      if (!later.has(b)) return;
+      T* dh_b = dh.data() + (b - begin) * u;
+      const T* from = through.data() + later.slot(b) * u;
+      const T* drop = q.dropout != nullptr ? q.dropout + b * u : nullptr;
+      for (int64_t j = 0; j < u; ++j) dh_b[j] += drop != nullptr ? from[j] * drop[j] : from[j];
+    };
+    for (int64_t s = q.time - 1; s >= 0; --s) {
+      const int64_t t = q.time_of(s);
+      active.find(q, t);
+      run_at_isa(isa, [&] {
+        for (int64_t b = begin; b < end; ++b) {
+          add_through(b);
+          const T* prev = record + b * q.record_stride + s * q.record_width;
+          const T* out = prev + q.record_width;
+          const T* d_out = d_record + b * q.record_stride + (s + 1) * q.record_width;
+          T* dh_b = dh.data() + (b - begin) * u;
+          T* dc_b = lstm ? dc.data() + (b - begin) * u : nullptr;
+          for (int64_t j = 0; j < u; ++j) dh_b[j] += d_out[j];
+          if (lstm)
+            for (int64_t j = 0; j < u; ++j) dc_b[j] += d_out[u + j];
+          T* g = grads + b * grad_stride + (t + 1) * grad_width;
+          if (!active.has(b)) {  // the states passed through: so does their gradient
+            std::fill(g, g + grad_width, T(0));
+            continue;
+          }
+          cell_backward(q, prev, out, dh_b, dc_b, g);
+        }
+      });
+      std::swap(active, later);
+      active_rows_matmul(later, grads + (t + 1) * grad_width + recurrent_column, grad_stride,
+                         q.width, static_cast<const T*>(nullptr), product, gathered,
+                         through.data());
+    }
+    // Row 0: the initial states' gradient (plus any read of record row 0 itself).
+    for (int64_t b = begin; b < end; ++b) {
       add_through(b);
-      const T* prev = record + b * q.record_stride + s * q.record_width;
-      const T* out = prev + q.record_width;
-      const T* d_out = d_record + b * q.record_stride + (s + 1) * q.record_width;
-      T* dh_b = dh.data() + b * u;
-      T* dc_b = lstm ? dc.data() + b * u : nullptr;
-      for (int64_t j = 0; j < u; ++j) dh_b[j] += d_out[j];
-      if (lstm)
-        for (int64_t j = 0; j < u; ++j) dc_b[j] += d_out[u + j];
-      T* g = grads + b * grad_stride + (t + 1) * grad_width;
-      if (!active.has(b)) {  // the states passed through: so does their gradient
-        std::fill(g, g + grad_width, T(0));
-        return;
+      T* g = grads + b * grad_stride;
+      const T* d0 = d_record + b * q.record_stride;
+      const T* dh_b = dh.data() + (b - begin) * u;
+      std::fill(g, g + grad_width, T(0));
+      for (int64_t j = 0; j < u; ++j) g[j] = dh_b[j] + d0[j];
+      if (lstm) {
+        const T* dc_b = dc.data() + (b - begin) * u;
+        for (int64_t j = 0; j < u; ++j) g[u + j] = dc_b[j] + d0[u + j];
       }
-      cell_backward(q, prev, out, dh_b, dc_b, g);
-    });
-    std::swap(active, later);
-    active_rows_matmul(later, grads + (t + 1) * grad_width + recurrent_column, grad_stride, q.width,
-                       static_cast<const T*>(nullptr), product, gathered, through.data());
-  }
-  // Row 0: the initial states' gradient (plus any read of record row 0 itself).
-  for (int64_t b = 0; b < q.batch; ++b) {
-    add_through(b);
-    T* g = grads + b * grad_stride;
-    const T* d0 = d_record + b * q.record_stride;
-    std::fill(g, g + grad_width, T(0));
-    for (int64_t j = 0; j < u; ++j) g[j] = dh[static_cast<size_t>(b * u + j)] + d0[j];
-    if (lstm)
-      for (int64_t j = 0; j < u; ++j) g[u + j] = dc[static_cast<size_t>(b * u + j)] + d0[u + j];
-  }
+    }
+  });
 }
 
 void rnn_sequence_kernel(const KernelContext& c) {
