@@ -11,7 +11,8 @@ namespace {
 struct PackedEntry {
   memory::desc a, out;
   dnnl::matmul primitive;
-  memory::desc b_layout;  // the primitive's
+  memory::desc b_layout;    // the primitive's
+  memory::desc scratchpad;  // each PackedMatmul brings its own
 };
 
 // Primitives are shared by every run with the same sizes; the row count takes up to the batch
@@ -24,9 +25,15 @@ const PackedEntry& packed_entry(int64_t m, int64_t k, int64_t n, int64_t lda) {
     e.a = memory::desc({m, k}, f32, memory::dims{lda, 1});
     e.out = memory::desc({m, n}, f32, memory::format_tag::ab);
     const memory::desc any({k, n}, f32, memory::format_tag::any);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, any, e.out), onednn_engine());
+    // Threads run the same primitive at once (a recurrent layer's row blocks): a scratchpad the
+    // library shared between them would be written by both.
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, any, e.out), attr,
+                                          onednn_engine());
     e.primitive = dnnl::matmul(pd);
     e.b_layout = pd.weights_desc();
+    e.scratchpad = pd.scratchpad_desc();
     return e;
   });
 }
@@ -36,7 +43,7 @@ const PackedEntry& packed_entry(int64_t m, int64_t k, int64_t n, int64_t lda) {
 // One (m, lda): the cached primitive with memory objects for a and out, re-pointed per call.
 struct PackedMatmul::Bound {
   const PackedEntry& entry;
-  memory a, out;
+  memory a, out, scratchpad;
   std::unordered_map<int, memory> args;
 };
 
@@ -62,9 +69,12 @@ PackedMatmul::Bound& PackedMatmul::bound(int64_t m, int64_t lda) {
   std::unique_ptr<Bound>& slot = bound_[{m, lda}];
   if (!slot) {
     const PackedEntry& e = packed_entry(m, k_, n_, lda);
-    slot.reset(new Bound{e, onednn_unbound(e.a), onednn_unbound(e.out), {}});
-    slot->args = {
-        {DNNL_ARG_SRC, slot->a}, {DNNL_ARG_WEIGHTS, packed(e.b_layout)}, {DNNL_ARG_DST, slot->out}};
+    slot.reset(new Bound{
+        e, onednn_unbound(e.a), onednn_unbound(e.out), memory(e.scratchpad, onednn_engine()), {}});
+    slot->args = {{DNNL_ARG_SRC, slot->a},
+                  {DNNL_ARG_WEIGHTS, packed(e.b_layout)},
+                  {DNNL_ARG_DST, slot->out},
+                  {DNNL_ARG_SCRATCHPAD, slot->scratchpad}};
   }
   return *slot;
 }

@@ -2,6 +2,7 @@
 // against finite differences, masked steps and reversed sequences (traces over unknown lengths:
 // tests/engine/unknown_length_test.cpp).
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <string>
 
@@ -242,6 +243,43 @@ TEST(RnnSequence, EveryInstructionSetLevelGivesTheSameBits) {
     }
     cpu::set_cpu_isa(saved);
   }
+}
+
+// Each thread steps its own block of batch rows through the sequence, running the same matmul
+// primitive as the other threads at the same time: the result must be the one-thread result.
+TEST(RnnSequence, RowBlocksOnSeveralThreadsMatchOneThread) {
+  const int threads = omp_get_max_threads();
+  if (threads < 2) GTEST_SKIP() << "needs 2 threads";
+  constexpr int64_t batch = 8, time = 30, units = 40;
+  const rnn::CellLayout l{Cell::lstm, units};
+  const Tensor projected =
+      ops::cast(random_f64({batch, time, l.gates() * units}, -1, 1, 1), DType::f32);
+  const Tensor states = ops::cast(random_f64({batch, l.states(), units}, -1, 1, 2), DType::f32);
+  const Tensor kernel = ops::cast(random_f64({units, l.gates() * units}, -0.3, 0.3, 3), DType::f32);
+  const Tensor weights =
+      ops::cast(random_f64({batch, time + 1, l.record_width()}, -1, 1, 5), DType::f32);
+  // Every other row ends early, so the blocks also compact different rows.
+  std::vector<float> keep(static_cast<size_t>(batch * time), 1);
+  for (int64_t b = 1; b < batch; b += 2)
+    for (int64_t t = time - 3 * b; t < time; ++t) keep[static_cast<size_t>(b * time + t)] = 0;
+  const ops::RnnSequenceArgs args{
+      Cell::lstm, Activation::tanh, Activation::sigmoid,
+      false,      Tensor(),         ops::greater(from_vector(keep, {batch, time}), 0.5),
+      Tensor()};
+  const auto run = [&] {
+    std::vector<Tensor> out = grad(
+        [&](const std::vector<Tensor>& in) {
+          return ops::sum(ops::rnn_sequence(in[0], in[1], in[2], args) * weights);
+        },
+        {projected, states, kernel});
+    out.push_back(ops::rnn_sequence(projected, states, kernel, args));
+    return out;
+  };
+  const std::vector<Tensor> several = run();
+  omp_set_num_threads(1);
+  const std::vector<Tensor> one = run();
+  omp_set_num_threads(threads);
+  for (size_t k = 0; k < one.size(); ++k) expect_close(several[k], one[k], 1e-6, "output");
 }
 
 TEST(RnnSequence, ErrorsNameTheOperand) {
