@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "framework/backends/cpu/cpu_kernels.h"
+#include "framework/backends/cpu/isa_dispatch.h"
 #include "framework/backends/cpu/parallel.h"
 #include "framework/backends/cpu/transpose.h"
 #include "framework/core/convert.h"
@@ -100,15 +101,19 @@ void reduce_typed(const T* in, T* out, const Layout3& l) {
     });
     return;
   }
-  // Accumulate whole inner rows: contiguous loads and stores.
+  // Accumulate whole inner rows: contiguous loads and stores. Each column is reduced in row
+  // order whatever the vector width, so every instruction set level gives the same values.
+  const CpuIsa isa = cpu_isa();
   auto block = [&](int64_t o, int64_t ib, int64_t ie) {
     std::vector<C> acc(static_cast<size_t>(ie - ib), R::init());
-    for (int64_t r = 0; r < l.reduced; ++r) {
-      const T* p = in + (o * l.reduced + r) * l.inner;
-      C* a = acc.data() - ib;
+    run_at_isa(isa, [&] {
+      for (int64_t r = 0; r < l.reduced; ++r) {
+        const T* p = in + (o * l.reduced + r) * l.inner;
+        C* a = acc.data() - ib;
 #pragma omp simd
-      for (int64_t i = ib; i < ie; ++i) a[i] = R::combine(a[i], convert_value<C>(p[i]));
-    }
+        for (int64_t i = ib; i < ie; ++i) a[i] = R::combine(a[i], convert_value<C>(p[i]));
+      }
+    });
     for (int64_t i = ib; i < ie; ++i)
       out[o * l.inner + i] = convert_value<T>(acc[static_cast<size_t>(i - ib)]);
   };

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "framework/backends/cpu/cpu_isa.h"
 #include "framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
@@ -39,6 +40,26 @@ TEST(Reductions, NonAdjacentAxesAndLargeInputs) {
   EXPECT_EQ(ops::sum(big, {1}).to_vector<float>(), (std::vector<float>{100000, 100000, 100000}));
   EXPECT_EQ(ops::sum(ones({100000, 3}), {0}).to_vector<float>(),
             (std::vector<float>{100000, 100000, 100000}));
+}
+
+// Column reductions (leading axes) run at the processor's instruction set level; each column is
+// still reduced in row order, so every level gives the baseline's bits.
+TEST(Reductions, ColumnReductionsGiveTheSameBitsAtEveryLevel) {
+  const Tensor x = ops::cast(testing::random_f64({37, 41, 133}, -1, 1, 7), DType::f32);
+  const auto reduce = [&] {
+    return std::vector<std::vector<float>>{ops::sum(x, {0, 1}).to_vector<float>(),
+                                           ops::max(x, {0}).to_vector<float>(),
+                                           ops::sum(x, {1}).to_vector<float>()};
+  };
+  const cpu::CpuIsa saved = cpu::cpu_isa();
+  cpu::set_cpu_isa(cpu::CpuIsa::sse2);
+  const auto baseline = reduce();
+  for (cpu::CpuIsa isa : {cpu::CpuIsa::avx2, cpu::CpuIsa::avx512}) {
+    if (isa > cpu::detected_cpu_isa()) break;
+    cpu::set_cpu_isa(isa);
+    EXPECT_EQ(reduce(), baseline) << cpu::cpu_isa_name(isa);
+  }
+  cpu::set_cpu_isa(saved);
 }
 
 TEST(Reductions, ArgMaxArgMin) {
