@@ -11,6 +11,7 @@ struct PassOptions {
   bool common_subexpressions = true;
   bool pooled_gradient_masks = true;
   bool conv_bias_activation = true;
+  bool record_gradient_slices = true;
   bool fusion = true;
   bool dead_code = true;
 };
@@ -28,6 +29,9 @@ Graph mask_pooled_gradients(const Graph& graph);
 // relu(add(conv2d(x, w), b)) and add(conv2d(x, w), b), b per output channel, become one
 // conv2d_bias_activation node on devices with its kernel.
 Graph fuse_conv_bias_activation(const Graph& graph);
+// rnn_sequence_grad(record, strided_slice_grad(g), ...) over a whole-batch, unit-stride slice
+// becomes rnn_sequence_grad(record, g, ...) with the slice's bounds (attrs d_begin, d_end).
+Graph fold_record_gradient_slices(const Graph& graph);
 // Connected elementwise nodes of one shape whose intermediate values only the group uses become
 // one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.
 Graph fuse_elementwise(const Graph& graph);

@@ -391,6 +391,7 @@ TEST(Passes, EachPassCanBeSwitchedOff) {
                    .common_subexpressions = false,
                    .pooled_gradient_masks = false,
                    .conv_bias_activation = false,
+                   .record_gradient_slices = false,
                    .fusion = false,
                    .dead_code = false};
   auto traced = function(body, {.passes = none});

@@ -14,6 +14,7 @@
 #include "framework/backends/cpu/parallel.h"
 #include "framework/core/error.h"
 #include "framework/ops/rnn_operands.h"
+#include "framework/ops/slice_bounds.h"
 
 namespace kiln::cpu {
 namespace {
@@ -122,6 +123,40 @@ struct Sequence {
   // The time index step s reads.
   int64_t time_of(int64_t s) const { return at.reverse ? time - 1 - s : s; }
   bool keeps(int64_t b, int64_t t) const { return mask == nullptr || mask[b * time + t]; }
+};
+
+// The gradient of the record: all of it, or (attrs d_begin and d_end, from the graph pass over
+// sliced record gradients) a block of its rows and columns, everything else being zero.
+template <typename T>
+class RecordGradient {
+ public:
+  RecordGradient(const KernelContext& c, int64_t record_rows, int64_t record_width)
+      : data_(c.inputs[1].template data<T>()), rows_(record_rows), cols_(record_width) {
+    if (!c.attrs.has("d_begin")) return;
+    const auto& begin = c.attrs.get_ints("d_begin");
+    const auto& end = c.attrs.get_ints("d_end");
+    const ResolvedSlice rows = resolve_slice(record_rows, begin[0], end[0], 1);
+    const ResolvedSlice cols = resolve_slice(record_width, begin[1], end[1], 1);
+    row0_ = rows.begin;
+    rows_ = rows.length;
+    col0_ = cols.begin;
+    cols_ = cols.length;
+    KILN_CHECK(c.inputs[1].dim(1) == rows_ && c.inputs[1].dim(2) == cols_,
+               "rnn_sequence_grad: the incoming gradient ", c.inputs[1].shape(),
+               " is not the record slice's ", Shape{c.inputs[1].dim(0), rows_, cols_});
+  }
+
+  // dst[k] += the gradient at batch row b, record row `row`, column first + k, for k < n.
+  void add(int64_t b, int64_t row, int64_t first, int64_t n, T* dst) const {
+    if (row < row0_ || row >= row0_ + rows_) return;
+    const int64_t lo = std::max(first, col0_), hi = std::min(first + n, col0_ + cols_);
+    const T* from = data_ + (b * rows_ + row - row0_) * cols_ - col0_;
+    for (int64_t j = lo; j < hi; ++j) dst[j - first] += from[j];
+  }
+
+ private:
+  const T* data_;
+  int64_t row0_ = 0, rows_, col0_ = 0, cols_;
 };
 
 // Runs block(begin, end) over contiguous blocks of batch rows, one per thread. The rows of a
@@ -334,7 +369,7 @@ void rnn_backward(const KernelContext& c) {
   const Tensor& record_t = c.inputs[0];
   const Sequence<T> q(c, RnnOperands::of_backward(c.attrs), record_t.dim(1) - 1);
   const T* record = record_t.template data<T>();
-  const T* d_record = c.inputs[1].template data<T>();
+  const RecordGradient<T> d_record(c, q.time + 1, q.record_width);
   T* grads = c.output.template data<T>();
   const int64_t u = q.units;
   const int64_t grad_width = q.layout.grad_width();
@@ -368,12 +403,10 @@ void rnn_backward(const KernelContext& c) {
           add_through(b);
           const T* prev = record + b * q.record_stride + s * q.record_width;
           const T* out = prev + q.record_width;
-          const T* d_out = d_record + b * q.record_stride + (s + 1) * q.record_width;
           T* dh_b = dh.data() + (b - begin) * u;
           T* dc_b = lstm ? dc.data() + (b - begin) * u : nullptr;
-          for (int64_t j = 0; j < u; ++j) dh_b[j] += d_out[j];
-          if (lstm)
-            for (int64_t j = 0; j < u; ++j) dc_b[j] += d_out[u + j];
+          d_record.add(b, s + 1, 0, u, dh_b);
+          if (lstm) d_record.add(b, s + 1, u, u, dc_b);
           T* g = grads + b * grad_stride + (t + 1) * grad_width;
           if (!active.has(b)) {  // the states passed through: so does their gradient
             std::fill(g, g + grad_width, T(0));
@@ -391,13 +424,14 @@ void rnn_backward(const KernelContext& c) {
     for (int64_t b = begin; b < end; ++b) {
       add_through(b);
       T* g = grads + b * grad_stride;
-      const T* d0 = d_record + b * q.record_stride;
       const T* dh_b = dh.data() + (b - begin) * u;
       std::fill(g, g + grad_width, T(0));
-      for (int64_t j = 0; j < u; ++j) g[j] = dh_b[j] + d0[j];
+      std::copy(dh_b, dh_b + u, g);
+      d_record.add(b, 0, 0, u, g);
       if (lstm) {
         const T* dc_b = dc.data() + (b - begin) * u;
-        for (int64_t j = 0; j < u; ++j) g[u + j] = dc_b[j] + d0[u + j];
+        std::copy(dc_b, dc_b + u, g + u);
+        d_record.add(b, 0, u, u, g + u);
       }
     }
   });

@@ -90,7 +90,8 @@ TensorMeta infer_rnn_sequence(std::span<const TensorMeta> in, const Attrs& attrs
   return {x.dtype, Shape{batch, plus_one(x.shape[1]), layout.record_width()}, x.device};
 }
 
-// inputs: record, d_record, recurrent_kernel[, mask][, dropout]
+// inputs: record, d_record, recurrent_kernel[, mask][, dropout]; attrs d_begin and d_end
+// (optional): d_record is the gradient of that slice of the record only.
 TensorMeta infer_rnn_sequence_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
   const RnnOperands at = RnnOperands::of_backward(attrs);
   KILN_SHAPE_CHECK(in.size() == static_cast<size_t>(at.count), "expects ", at.count,
@@ -101,9 +102,18 @@ TensorMeta infer_rnn_sequence_grad(std::span<const TensorMeta> in, const Attrs& 
   const CellLayout layout = check_common(in, at, record.shape[0], time);
   KILN_SHAPE_CHECK(record.shape[2] == layout.record_width(), "record ", describe(record),
                    " does not have the ", layout.record_width(), " columns of its cell");
-  KILN_SHAPE_CHECK(in[1].shape == record.shape && in[1].dtype == record.dtype,
-                   "the incoming gradient ", describe(in[1]), " does not match the record ",
-                   describe(record));
+  const Shape& d = in[1].shape;
+  if (attrs.has("d_begin")) {
+    // Only the gradient of record[:, d_begin[0]:d_end[0], d_begin[1]:d_end[1]], the rest being
+    // zero: what the graph pass over sliced record gradients passes instead of a full d_record.
+    KILN_SHAPE_CHECK(d.rank() == 3 && in[1].dtype == record.dtype &&
+                         (d[0] < 0 || record.shape[0] < 0 || d[0] == record.shape[0]),
+                     "the incoming gradient ", describe(in[1]),
+                     " does not match a slice of the record ", describe(record));
+  } else {
+    KILN_SHAPE_CHECK(d == record.shape && in[1].dtype == record.dtype, "the incoming gradient ",
+                     describe(in[1]), " does not match the record ", describe(record));
+  }
   return {record.dtype, Shape{record.shape[0], record.shape[1], layout.grad_width()},
           record.device};
 }
