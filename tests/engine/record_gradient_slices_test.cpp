@@ -31,24 +31,27 @@ struct Slice {
   bool folds;
 };
 
-void expect_traced_equals_eager(Cell cell, const Slice& slice) {
+// With initial_states, the gradient includes the initial states' (row 0 of the kernel's output);
+// without, the states are a constant and the kernel writes the steps' rows alone.
+void expect_traced_equals_eager(Cell cell, const Slice& slice, bool initial_states = true) {
   const rnn::CellLayout layout{cell, kUnits};
   const int64_t width = layout.gates() * kUnits;
   std::vector<float> keep(static_cast<size_t>(kBatch * kTime), 1);
   for (int64_t t = kTime - 4; t < kTime; ++t) keep[static_cast<size_t>(2 * kTime + t)] = 0;
   const Tensor mask = ops::greater(from_vector(keep, {kBatch, kTime}), 0.5);
   const Tensor bias = uniform({width}, 5);
+  const Tensor fixed_states = uniform({kBatch, layout.states(), kUnits}, 2);
   const auto loss = [&](const std::vector<Tensor>& v) {
     const ops::RnnSequenceArgs args{
         cell, Activation::tanh, Activation::sigmoid, false, cell == Cell::gru ? bias : Tensor(),
         mask, Tensor()};
-    const Tensor record = ops::rnn_sequence(v[0], v[1], v[2], args);
+    const Tensor& states = initial_states ? v[2] : fixed_states;
+    const Tensor record = ops::rnn_sequence(v[0], states, v[1], args);
     const Tensor out = ops::strided_slice(record, slice.begin, slice.end, slice.strides);
     return ops::sum(ops::square(out));
   };
-  const std::vector<Tensor> inputs{uniform({kBatch, kTime, width}, 1),
-                                   uniform({kBatch, layout.states(), kUnits}, 2),
-                                   uniform({kUnits, width}, 3)};
+  std::vector<Tensor> inputs{uniform({kBatch, kTime, width}, 1), uniform({kUnits, width}, 3)};
+  if (initial_states) inputs.push_back(fixed_states);
   auto traced = function([&](const std::vector<Tensor>& v) { return grad(loss, v); });
   const std::vector<Tensor> got = traced(inputs), want = grad(loss, inputs);
   ASSERT_EQ(got.size(), want.size());
@@ -72,6 +75,8 @@ TEST(RecordGradientSlices, TracedGradientsEqualEager) {
     expect_traced_equals_eager(cell, every_h);
     expect_traced_equals_eager(cell, every_other_step);
     expect_traced_equals_eager(cell, half_batch);
+    expect_traced_equals_eager(cell, last_h, /*initial_states=*/false);
+    expect_traced_equals_eager(cell, every_h, /*initial_states=*/false);
   }
   expect_traced_equals_eager(Cell::lstm, first_rows_c);
 }

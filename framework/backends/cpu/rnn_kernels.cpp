@@ -373,7 +373,10 @@ void rnn_backward(const KernelContext& c) {
   T* grads = c.output.template data<T>();
   const int64_t u = q.units;
   const int64_t grad_width = q.layout.grad_width();
-  const int64_t grad_stride = (q.time + 1) * grad_width;
+  // Without the initial states' gradient (attr initial_grad false) the rows are the steps' alone.
+  const bool initial = c.attrs.get_bool("initial_grad");
+  const int64_t first_step_row = initial ? 1 : 0;
+  const int64_t grad_stride = (q.time + first_step_row) * grad_width;
   const int64_t recurrent_column = q.at.cell == Cell::gru ? q.width : 0;
   const bool lstm = q.at.cell == Cell::lstm;
   const CpuIsa isa = cpu_isa();
@@ -407,7 +410,7 @@ void rnn_backward(const KernelContext& c) {
           T* dc_b = lstm ? dc.data() + (b - begin) * u : nullptr;
           d_record.add(b, s + 1, 0, u, dh_b);
           if (lstm) d_record.add(b, s + 1, u, u, dc_b);
-          T* g = grads + b * grad_stride + (t + 1) * grad_width;
+          T* g = grads + b * grad_stride + (t + first_step_row) * grad_width;
           if (!active.has(b)) {  // the states passed through: so does their gradient
             std::fill(g, g + grad_width, T(0));
             continue;
@@ -416,12 +419,12 @@ void rnn_backward(const KernelContext& c) {
         }
       });
       std::swap(active, later);
-      active_rows_matmul(later, grads + (t + 1) * grad_width + recurrent_column, grad_stride,
-                         q.width, static_cast<const T*>(nullptr), product, gathered,
+      active_rows_matmul(later, grads + (t + first_step_row) * grad_width + recurrent_column,
+                         grad_stride, q.width, static_cast<const T*>(nullptr), product, gathered,
                          through.data());
     }
     // Row 0: the initial states' gradient (plus any read of record row 0 itself).
-    for (int64_t b = begin; b < end; ++b) {
+    for (int64_t b = begin; initial && b < end; ++b) {
       add_through(b);
       T* g = grads + b * grad_stride;
       const T* dh_b = dh.data() + (b - begin) * u;

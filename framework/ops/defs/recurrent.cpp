@@ -114,8 +114,11 @@ TensorMeta infer_rnn_sequence_grad(std::span<const TensorMeta> in, const Attrs& 
     KILN_SHAPE_CHECK(d == record.shape && in[1].dtype == record.dtype, "the incoming gradient ",
                      describe(in[1]), " does not match the record ", describe(record));
   }
-  return {record.dtype, Shape{record.shape[0], record.shape[1], layout.grad_width()},
-          record.device};
+  // initial_grad: row 0 holds the initial states' gradient, the steps' follow; without it the
+  // rows are the steps' alone (no slice needed to take them).
+  const int64_t rows =
+      attrs.get_bool("initial_grad") || record.shape[1] < 0 ? record.shape[1] : record.shape[1] - 1;
+  return {record.dtype, Shape{record.shape[0], rows, layout.grad_width()}, record.device};
 }
 
 Tensor columns(const Tensor& x, int64_t begin, int64_t end) {
@@ -132,11 +135,15 @@ Grads grad_rnn_sequence(const GradContext& c) {
   if (at.mask >= 0) in.push_back(c.input(static_cast<size_t>(at.mask)));
   const Tensor dropout = at.dropout >= 0 ? c.input(static_cast<size_t>(at.dropout)) : Tensor();
   if (dropout.defined()) in.push_back(dropout);
-  const Tensor g = apply(OpId::rnn_sequence_grad, in, c.attrs());
+  Attrs attrs = c.attrs();
+  attrs.set("initial_grad", c.needs[1]);
+  const Tensor g = apply(OpId::rnn_sequence_grad, in, attrs);
 
   Grads out(c.node.inputs.size());
-  // Rows 1.. are the steps' projection gradients in time order, row 0 the initial states'.
-  const Tensor steps = ops::strided_slice(g, {0, 1}, {kSliceEnd, kSliceEnd}, {1, 1});
+  // The steps' projection gradients in time order, after row 0 with the initial states' when
+  // those are needed.
+  const Tensor steps =
+      c.needs[1] ? ops::strided_slice(g, {0, 1}, {kSliceEnd, kSliceEnd}, {1, 1}) : g;
   const Tensor d_projected = at.cell == Cell::gru ? columns(steps, 0, width) : steps;
   const Tensor d_recurrent = at.cell == Cell::gru ? columns(steps, width, 2 * width) : steps;
   if (c.needs[0]) out[0] = d_projected;
