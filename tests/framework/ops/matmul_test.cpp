@@ -14,11 +14,19 @@ struct MatmulCase {
 };
 
 const std::vector<MatmulCase> kCases = {
-    {{3, 4}, {4, 5}, false, false},       {{4, 3}, {4, 5}, true, false},
-    {{3, 4}, {5, 4}, false, true},        {{4, 3}, {5, 4}, true, true},
-    {{2, 3, 4}, {2, 4, 5}, false, false}, {{2, 3, 4}, {4, 5}, false, false},
-    {{3, 4}, {2, 4, 5}, false, false},    {{2, 1, 3, 4}, {3, 4, 5}, false, false},
-    {{2, 4, 3}, {2, 5, 4}, true, true},   {{1, 64, 33}, {33, 17}, false, false},
+    {{3, 4}, {4, 5}, false, false},
+    {{4, 3}, {4, 5}, true, false},
+    {{3, 4}, {5, 4}, false, true},
+    {{4, 3}, {5, 4}, true, true},
+    {{2, 3, 4}, {2, 4, 5}, false, false},
+    {{2, 3, 4}, {4, 5}, false, false},
+    {{3, 4}, {2, 4, 5}, false, false},
+    {{2, 1, 3, 4}, {3, 4, 5}, false, false},
+    {{2, 4, 3}, {2, 5, 4}, true, true},
+    {{1, 64, 33}, {33, 17}, false, false},
+    // Folded batches of many rows take the matmul primitive instead of sgemm.
+    {{3, 3000, 9}, {9, 7}, false, false},
+    {{3, 3000, 9}, {7, 9}, false, true},
 };
 
 TEST(Matmul, OneDnnMatchesReference) {
