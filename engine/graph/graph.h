@@ -46,6 +46,8 @@ struct Graph {
   static bool is_boundary(OpId op) {
     return op == OpId::placeholder || op == OpId::constant || op == OpId::read_variable;
   }
+  // Node `id` (the value %id), for passes that follow inputs by id.
+  const GraphNode& node(int id) const { return nodes[static_cast<size_t>(id)]; }
   const ConstantPayload& constant(int id) const;
   std::shared_ptr<VariableState> variable(int id) const;
 };

@@ -10,22 +10,18 @@
 namespace kiln::engine {
 namespace {
 
-const GraphNode& node_at(const Graph& g, int id) {
-  return g.nodes[static_cast<size_t>(id)];
-}
-
 // For add(conv2d(x, w), b) or add(b, conv2d(x, w)) with b one value per output channel and the
 // convolution's value used only by the add: the conv2d's id and b's. {-1, -1} otherwise.
 std::pair<int, int> biased_conv(const Graph& g, int id, const std::vector<int>& uses) {
-  const GraphNode& add = node_at(g, id);
+  const GraphNode& add = g.node(id);
   if (add.op != OpId::add) return {-1, -1};
   for (int side = 0; side < 2; ++side) {
     const int conv = add.inputs[static_cast<size_t>(side)];
     const int bias = add.inputs[static_cast<size_t>(1 - side)];
-    const TensorMeta& c = node_at(g, conv).meta;
-    const TensorMeta& b = node_at(g, bias).meta;
-    if (node_at(g, conv).op == OpId::conv2d && uses[static_cast<size_t>(conv)] == 1 &&
-        add.meta == c && b.dtype == c.dtype && b.shape == Shape{c.shape[3]} && c.shape[3] >= 0)
+    const TensorMeta& c = g.node(conv).meta;
+    const TensorMeta& b = g.node(bias).meta;
+    if (g.node(conv).op == OpId::conv2d && uses[static_cast<size_t>(conv)] == 1 && add.meta == c &&
+        b.dtype == c.dtype && b.shape == Shape{c.shape[3]} && c.shape[3] >= 0)
       return {conv, bias};
   }
   return {-1, -1};
@@ -52,9 +48,9 @@ Graph fuse_conv_bias_activation(const Graph& graph) {
     // The relu joins when it is the add's only user; the node that becomes the fused op is the
     // last of the chain, so every user of the chain's value reads it unchanged.
     const int user = sole_user[i];
-    const bool relu = user >= 0 && node_at(g, user).op == OpId::relu;
+    const bool relu = user >= 0 && g.node(user).op == OpId::relu;
     GraphNode& fused = g.nodes[static_cast<size_t>(relu ? user : static_cast<int>(i))];
-    const GraphNode& c = node_at(g, conv);
+    const GraphNode& c = g.node(conv);
     Attrs attrs = c.attrs;
     attrs.set("relu", relu);
     fused = GraphNode{OpId::conv2d_bias_activation,

@@ -13,10 +13,6 @@
 namespace kiln::engine {
 namespace {
 
-const GraphNode& node_at(const Graph& g, int id) {
-  return g.nodes[static_cast<size_t>(id)];
-}
-
 // mul(max_pool2d_grad(y, g), cast(greater(y, c))), either operand order, with the pool's forward
 // max_pool2d(y) in the graph.
 struct PooledMask {
@@ -26,23 +22,23 @@ struct PooledMask {
 };
 
 std::optional<PooledMask> match(const Graph& g, int id, const std::vector<int>& uses) {
-  const GraphNode& n = node_at(g, id);
+  const GraphNode& n = g.node(id);
   if (n.op != OpId::mul) return std::nullopt;
   for (int side = 0; side < 2; ++side) {
     const int grad_id = n.inputs[static_cast<size_t>(side)];
-    const GraphNode& grad = node_at(g, grad_id);
-    const GraphNode& cast = node_at(g, n.inputs[static_cast<size_t>(1 - side)]);
+    const GraphNode& grad = g.node(grad_id);
+    const GraphNode& cast = g.node(n.inputs[static_cast<size_t>(1 - side)]);
     // A gradient used elsewhere would still be computed, so nothing would be saved.
     if (grad.op != OpId::max_pool2d_grad || uses[static_cast<size_t>(grad_id)] != 1 ||
         grad.meta != n.meta || cast.op != OpId::cast || cast.meta.dtype != n.meta.dtype)
       continue;
-    const GraphNode& greater = node_at(g, cast.inputs[0]);
+    const GraphNode& greater = g.node(cast.inputs[0]);
     const int y = grad.inputs[0];
     if (greater.op != OpId::greater || greater.inputs[0] != y ||
-        node_at(g, greater.inputs[1]).meta.shape.rank() != 0)
+        g.node(greater.inputs[1]).meta.shape.rank() != 0)
       continue;
     for (int p = 0; p < id; ++p) {
-      const GraphNode& pool = node_at(g, p);
+      const GraphNode& pool = g.node(p);
       if (pool.op == OpId::max_pool2d && pool.inputs[0] == y && pool.attrs == grad.attrs)
         return PooledMask{p, grad_id, greater.inputs[1]};
     }
@@ -75,7 +71,7 @@ Graph mask_pooled_gradients(const Graph& input) {
       out.nodes.push_back(std::move(n));
       continue;
     }
-    const GraphNode& grad = node_at(graph, m->gradient);
+    const GraphNode& grad = graph.node(m->gradient);
     auto mapped = [&](int old) { return new_id[static_cast<size_t>(old)]; };
     const int keep = emit(OpId::greater, {mapped(m->pool), mapped(m->threshold)}, {});
     const int mask = emit(OpId::cast, {keep}, {{"dtype", graph.nodes[i].meta.dtype}});

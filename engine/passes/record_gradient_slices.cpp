@@ -37,8 +37,8 @@ Graph fold_record_gradient_slices(const Graph& graph) {
   for (GraphNode& n : g.nodes) {
     if (n.op != OpId::rnn_sequence_grad || n.attrs.has("d_begin")) continue;
     const int d = n.inputs[1];
-    const GraphNode& slice = g.nodes[static_cast<size_t>(d)];
-    const TensorMeta& record = g.nodes[static_cast<size_t>(n.inputs[0])].meta;
+    const GraphNode& slice = g.node(d);
+    const TensorMeta& record = g.node(n.inputs[0]).meta;
     if (slice.op != OpId::strided_slice_grad || uses[static_cast<size_t>(d)] != 1 ||
         slice.meta != record)
       continue;

@@ -9,13 +9,9 @@
 namespace kiln::engine {
 namespace {
 
-const GraphNode& node_at(const Graph& g, int id) {
-  return g.nodes[static_cast<size_t>(id)];
-}
-
 // Whether node `id` is a constant whose every element is exactly `value`.
 bool is_constant_of(const Graph& g, int id, double value) {
-  if (node_at(g, id).op != OpId::constant) return false;
+  if (g.node(id).op != OpId::constant) return false;
   const std::vector<double> values = g.constant(id).value.to_vector<double>();
   return std::all_of(values.begin(), values.end(), [value](double v) { return v == value; });
 }
@@ -66,15 +62,15 @@ int simplified(Graph& g, int i) {
       return x >= 0 ? x : i;
     }
     case OpId::neg: {
-      const GraphNode& inner = node_at(g, n.inputs[0]);
+      const GraphNode& inner = g.node(n.inputs[0]);
       return inner.op == OpId::neg ? inner.inputs[0] : i;
     }
     case OpId::identity:
       return n.inputs[0];
     case OpId::cast:
-      return node_at(g, n.inputs[0]).meta.dtype == n.attrs.get_dtype("dtype") ? n.inputs[0] : i;
+      return g.node(n.inputs[0]).meta.dtype == n.attrs.get_dtype("dtype") ? n.inputs[0] : i;
     case OpId::transpose: {
-      const GraphNode& inner = node_at(g, n.inputs[0]);
+      const GraphNode& inner = g.node(n.inputs[0]);
       if (inner.op == OpId::transpose) {
         std::vector<int64_t> perm =
             compose_perms(inner.attrs.get_ints("perm"), n.attrs.get_ints("perm"));
@@ -85,7 +81,7 @@ int simplified(Graph& g, int i) {
     }
     case OpId::reshape: {
       // The outer target shape alone decides the result: both reshapes keep the element count.
-      const GraphNode& inner = node_at(g, n.inputs[0]);
+      const GraphNode& inner = g.node(n.inputs[0]);
       if (inner.op == OpId::reshape) n.inputs = {inner.inputs[0]};
       // A reshape to its input's own meta changes nothing: it has at most one unknown dim (from
       // a -1), which the equal element count then fixes to the input's.
@@ -115,7 +111,7 @@ Graph simplify(const Graph& graph) {
     const int r = simplified(g, static_cast<int>(i));
     // The meta check is what rules out dropping a broadcast (x[3] * ones[2, 3]) or a reshape
     // that changes the shape.
-    if (node_at(g, r).meta == g.nodes[i].meta) replacement[i] = r;
+    if (g.node(r).meta == g.nodes[i].meta) replacement[i] = r;
   }
   replace_uses(g, replacement);
   return g;

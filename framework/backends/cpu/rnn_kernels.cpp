@@ -1,7 +1,8 @@
 // rnn_sequence and rnn_sequence_grad (layouts in framework/ops/rnn_cell.h). Each step is one
 // matmul for the recurrent projection (oneDNN's matmul against the kernel packed once per run for
-// float32; a plain loop for float64, which only gradient checks use) and one pass over the gates,
-// rows split between threads. The scratch buffers are allocated once per run, never per step.
+// float32; a plain loop for float64, which only gradient checks use) and one pass over the gates.
+// Each thread steps its own block of batch rows through the whole sequence. The scratch buffers
+// are allocated once per run, never per step.
 #include <algorithm>
 #include <optional>
 #include <type_traits>
@@ -423,8 +424,9 @@ void rnn_backward(const KernelContext& c) {
                          grad_stride, q.width, static_cast<const T*>(nullptr), product, gathered,
                          through.data());
     }
+    if (!initial) return;
     // Row 0: the initial states' gradient (plus any read of record row 0 itself).
-    for (int64_t b = begin; initial && b < end; ++b) {
+    for (int64_t b = begin; b < end; ++b) {
       add_through(b);
       T* g = grads + b * grad_stride;
       const T* dh_b = dh.data() + (b - begin) * u;

@@ -221,6 +221,20 @@ TEST(RnnSequence, MaskedStepsCarryTheStatesThrough) {
   EXPECT_NE(row(2, 1), row(2, 2));
 }
 
+// rnn_sequence's record and the gradients of sum(record * weights) for projected, states and
+// kernel: every value the forward and backward kernels write.
+std::vector<Tensor> record_and_gradients(const Tensor& projected, const Tensor& states,
+                                         const Tensor& kernel, const Tensor& weights,
+                                         const ops::RnnSequenceArgs& args) {
+  std::vector<Tensor> out = grad(
+      [&](const std::vector<Tensor>& in) {
+        return ops::sum(ops::rnn_sequence(in[0], in[1], in[2], args) * weights);
+      },
+      {projected, states, kernel});
+  out.push_back(ops::rnn_sequence(projected, states, kernel, args));
+  return out;
+}
+
 // The cell loops are compiled once per instruction set level (without FMA contraction): every
 // level the processor has gives the baseline's record and gradients bit for bit, on sizes whose
 // rows fill whole vectors and leave remainders.
@@ -238,15 +252,7 @@ TEST(RnnSequence, EveryInstructionSetLevelGivesTheSameBits) {
     const ops::RnnSequenceArgs args{
         cell,     Activation::tanh, Activation::sigmoid, false, cell == Cell::gru ? bias : Tensor(),
         Tensor(), Tensor()};
-    const auto run = [&] {
-      std::vector<Tensor> out = grad(
-          [&](const std::vector<Tensor>& in) {
-            return ops::sum(ops::rnn_sequence(in[0], in[1], in[2], args) * weights);
-          },
-          {projected, states, kernel});
-      out.push_back(ops::rnn_sequence(projected, states, kernel, args));
-      return out;
-    };
+    const auto run = [&] { return record_and_gradients(projected, states, kernel, weights, args); };
     const cpu::CpuIsa saved = cpu::cpu_isa();
     cpu::set_cpu_isa(cpu::CpuIsa::sse2);
     const std::vector<Tensor> baseline = run();
@@ -283,15 +289,7 @@ TEST(RnnSequence, RowBlocksOnSeveralThreadsMatchOneThread) {
       Cell::lstm, Activation::tanh, Activation::sigmoid,
       false,      Tensor(),         ops::greater(from_vector(keep, {batch, time}), 0.5),
       Tensor()};
-  const auto run = [&] {
-    std::vector<Tensor> out = grad(
-        [&](const std::vector<Tensor>& in) {
-          return ops::sum(ops::rnn_sequence(in[0], in[1], in[2], args) * weights);
-        },
-        {projected, states, kernel});
-    out.push_back(ops::rnn_sequence(projected, states, kernel, args));
-    return out;
-  };
+  const auto run = [&] { return record_and_gradients(projected, states, kernel, weights, args); };
   const std::vector<Tensor> several = run();
   omp_set_num_threads(1);
   const std::vector<Tensor> one = run();
