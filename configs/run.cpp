@@ -1,12 +1,12 @@
 #include "configs/run.h"
 
 #include <algorithm>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 
 #include "configs/callback_builder.h"
 #include "configs/data_builder.h"
+#include "configs/interrupt_watch.h"
 #include "configs/keras_objects.h"
 #include "configs/model_builder.h"
 #include "configs/run_callbacks.h"
@@ -282,18 +282,13 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, run_config);
   callbacks.push_back(latest_checkpoint);
 
-  interrupt_requested().store(false);
-  const auto previous = std::signal(SIGINT, [](int) { interrupt_requested().store(true); });
-  try {
+  {
+    const StopOnInterrupt stop_on_interrupt;
     model->fit(data.train, {.epochs = t.epochs,
                             .verbose = options.verbose,
                             .callbacks = callbacks,
                             .validation_dataset = data.validation});
-  } catch (...) {
-    std::signal(SIGINT, previous);
-    throw;
   }
-  std::signal(SIGINT, previous);
   result.interrupted = latest_checkpoint->interrupted();
   if (!result.interrupted && data.test)
     result.test_scores = model->evaluate(*data.test, {.verbose = 0});

@@ -8,7 +8,7 @@
 
 namespace kiln::configs {
 
-// Set by the SIGINT handler `kiln train` installs; read at each batch's end.
+// Set when Ctrl-C asks training to stop (configs/interrupt_watch.h); read at each batch's end.
 std::atomic<bool>& interrupt_requested();
 
 // Writes `path` (a full checkpoint with the run's config) after every epoch; when

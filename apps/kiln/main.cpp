@@ -1,6 +1,8 @@
 // The kiln command (`kiln --help`).
 #include "apps/kiln/cli.h"
+#include "configs/interrupt_watch.h"
 
 int main(int argc, char** argv) {
+  kiln::configs::watch_interrupts();
   return kiln::cli::run(argc, argv);
 }
