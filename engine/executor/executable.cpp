@@ -31,7 +31,7 @@ struct Executable::Buffer {
   BufferKind kind = BufferKind::arena;
   size_t bytes = 0;
   int source = -1;    // input: argument index; variable: the read_variable node; assigned: the
-                      // assignment
+                      // assignment; constant: the constant node
   int def = -1;       // the step writing it
   int last_use = -1;  // the last step reading it
   size_t offset = 0;  // arena
@@ -175,7 +175,7 @@ void Executable::assign_buffers() {
     if (n.op == OpId::placeholder) {
       add_buffer(BufferKind::input, i, static_cast<int>(n.attrs.get_int("index")));
     } else if (n.op == OpId::constant) {
-      add_buffer(BufferKind::constant, i, -1);
+      add_buffer(BufferKind::constant, i, static_cast<int>(i));
     } else if (n.op == OpId::read_variable) {
       add_buffer(BufferKind::variable, i, static_cast<int>(i));
     } else if (is_alias(n.op)) {
@@ -316,6 +316,11 @@ void Executable::make_steps() {
       impl->storage = arena_;
       impl->offset = b.offset;
       if (options_.arena) arena_bound_.push_back(impl.get());
+    } else if (b.kind == BufferKind::constant) {
+      // A view of a captured tensor: passes after constant folding may reshape one.
+      const TensorImpl& captured = *values_[static_cast<size_t>(b.source)].impl();
+      impl->storage = captured.storage;
+      impl->offset = captured.offset;
     } else {
       b.bound.push_back(impl.get());
     }

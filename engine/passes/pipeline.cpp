@@ -10,6 +10,7 @@ Graph optimize(Graph graph, const PassOptions& options) {
   if (options.pooled_gradient_masks) graph = mask_pooled_gradients(graph);
   if (options.conv_bias_activation) graph = fuse_conv_bias_activation(graph);
   if (options.record_gradient_slices) graph = fold_record_gradient_slices(graph);
+  if (options.project_before_gather) graph = project_before_gather(graph);
   // After the passes that simplify what it would fuse.
   if (options.fusion) graph = fuse_elementwise(graph);
   // Last: the passes above leave the nodes they bypass for it.

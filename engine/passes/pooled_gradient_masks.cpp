@@ -7,8 +7,8 @@
 // overlapping windows' contributions are summed rather than after, which is also exact).
 #include <optional>
 
+#include "engine/passes/graph_rewriter.h"
 #include "engine/passes/passes.h"
-#include "framework/ops/dispatch.h"
 
 namespace kiln::engine {
 namespace {
@@ -52,36 +52,22 @@ Graph mask_pooled_gradients(const Graph& input) {
   // Nodes that earlier passes bypassed would still count as uses.
   const Graph graph = eliminate_dead_code(input);
   const std::vector<int> uses = use_counts(graph);
-  Graph out;
-  out.num_inputs = graph.num_inputs;
-  std::vector<int> new_id(graph.nodes.size(), -1);
-  auto emit = [&](OpId op, std::vector<int> inputs, Attrs attrs) {
-    std::vector<TensorMeta> metas;
-    for (int in : inputs) metas.push_back(out.nodes[static_cast<size_t>(in)].meta);
-    const TensorMeta meta = infer_meta(op, metas, attrs);
-    out.nodes.push_back({op, std::move(attrs), std::move(inputs), meta, nullptr});
-    return static_cast<int>(out.nodes.size()) - 1;
-  };
+  GraphRewriter out(graph);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const std::optional<PooledMask> m = match(graph, static_cast<int>(i), uses);
+    const auto id = static_cast<int>(i);
+    const std::optional<PooledMask> m = match(graph, id, uses);
     if (!m) {
-      GraphNode n = graph.nodes[i];
-      for (int& in : n.inputs) in = new_id[static_cast<size_t>(in)];
-      new_id[i] = static_cast<int>(out.nodes.size());
-      out.nodes.push_back(std::move(n));
+      out.copy(id);
       continue;
     }
     const GraphNode& grad = graph.node(m->gradient);
-    auto mapped = [&](int old) { return new_id[static_cast<size_t>(old)]; };
-    const int keep = emit(OpId::greater, {mapped(m->pool), mapped(m->threshold)}, {});
-    const int mask = emit(OpId::cast, {keep}, {{"dtype", graph.nodes[i].meta.dtype}});
-    const int masked = emit(OpId::mul, {mapped(grad.inputs[1]), mask}, {});
-    new_id[i] = emit(OpId::max_pool2d_grad, {mapped(grad.inputs[0]), masked}, grad.attrs);
+    const int keep = out.emit(OpId::greater, {out.mapped(m->pool), out.mapped(m->threshold)});
+    const int mask = out.emit(OpId::cast, {keep}, {{"dtype", graph.nodes[i].meta.dtype}});
+    const int masked = out.emit(OpId::mul, {out.mapped(grad.inputs[1]), mask});
+    out.define(id,
+               out.emit(OpId::max_pool2d_grad, {out.mapped(grad.inputs[0]), masked}, grad.attrs));
   }
-  for (int o : graph.outputs) out.outputs.push_back(new_id[static_cast<size_t>(o)]);
-  for (const Assignment& a : graph.assignments)
-    out.assignments.push_back({a.variable, new_id[static_cast<size_t>(a.value)]});
-  return out;
+  return out.finish();
 }
 
 }  // namespace kiln::engine

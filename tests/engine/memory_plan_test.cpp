@@ -134,5 +134,17 @@ TEST(MemoryPlan, ReturnedAndCopiedVariablesKeepTheirOldValue) {
   EXPECT_EQ(c.value().to_vector<float>(), std::vector<float>(3, 1.0F));
 }
 
+// A reshape of a captured tensor (which a pass may add after constant folding) views its data.
+TEST(MemoryPlan, AViewOfAConstantReadsTheCapturedData) {
+  GraphBuilder b;
+  const int x = b.input({2, 3});
+  const int captured = b.constant(from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {6}));
+  const int view = b.op(OpId::reshape, {captured}, {{"shape", std::vector<int64_t>{2, 3}}});
+  const auto graph = std::make_shared<const Graph>(b.finish({b.op(OpId::add, {x, view})}));
+  Executable plan(graph, std::vector<TensorMeta>{{DType::f32, {2, 3}, {}}});
+  EXPECT_EQ(plan.run(std::vector{full({2, 3}, 10.0, DType::f32)})[0].to_vector<float>(),
+            (std::vector<float>{11, 12, 13, 14, 15, 16}));
+}
+
 }  // namespace
 }  // namespace kiln::engine

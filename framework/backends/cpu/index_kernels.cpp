@@ -1,4 +1,5 @@
 // gather and scatter_add over (outer, axis, inner) views.
+#include <algorithm>
 #include <cstring>
 
 #include "framework/backends/cpu/cpu_kernels.h"
@@ -64,16 +65,26 @@ void scatter_add_kernel(const KernelContext& c) {
     using C = compute_t<T>;
     T* out = static_cast<T*>(c.output.raw_data());
     const T* up = static_cast<const T*>(updates.raw_data());
-    // Repeated indices add into the same row, so rows of one outer slice stay on one thread.
-    parallel_for(p.outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n * p.inner, 1)),
+    // Repeated indices add into the same row, so threads split columns, not indices: each
+    // block of columns of an outer slice is summed over every index by one thread, and a
+    // thread's consecutive blocks of one slice go together to read longer runs of each row.
+    constexpr int64_t kColumns = 64;
+    const int64_t blocks = (p.inner + kColumns - 1) / kColumns;
+    const int64_t block_work = std::max<int64_t>(n * std::min(p.inner, kColumns), 1);
+    parallel_for(p.outer * blocks, std::max<int64_t>(1, kParallelGrain / block_work),
                  [&](int64_t b, int64_t e) {
-                   for (int64_t o = b; o < e; ++o)
+                   for (int64_t k = b; k < e;) {
+                     const int64_t o = k / blocks, last = std::min(e, (o + 1) * blocks);
+                     const int64_t begin = (k - o * blocks) * kColumns;
+                     const int64_t end = std::min(p.inner, (last - o * blocks) * kColumns);
                      for (int64_t j = 0; j < n; ++j) {
                        T* d = out + (o * p.axis + idx[static_cast<size_t>(j)]) * p.inner;
                        const T* s = up + (o * n + j) * p.inner;
-                       for (int64_t i = 0; i < p.inner; ++i)
+                       for (int64_t i = begin; i < end; ++i)
                          d[i] = convert_value<T>(convert_value<C>(d[i]) + convert_value<C>(s[i]));
                      }
+                     k = last;
+                   }
                  });
   });
 }
