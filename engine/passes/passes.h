@@ -10,6 +10,7 @@ struct PassOptions {
   bool fold_constants = true;
   bool common_subexpressions = true;
   bool pooled_gradient_masks = true;
+  bool pooled_gradient_sums = true;
   bool conv_bias_activation = true;
   bool record_gradient_slices = true;
   bool project_before_gather = true;
@@ -27,6 +28,9 @@ Graph eliminate_common_subexpressions(const Graph& graph);
 // mul(max_pool2d_grad(y, g), cast(greater(y, c))) (relu's backward after a max-pool) becomes
 // max_pool2d_grad(y, mul(g, cast(greater(max_pool2d(y), c)))): the mask over the pooled tensor.
 Graph mask_pooled_gradients(const Graph& graph);
+// sum(max_pool2d_grad(y, g)) over the spatial axes becomes the same sum over g: each pooled
+// gradient lands on one input position.
+Graph sum_pooled_gradients(const Graph& graph);
 // relu(add(conv2d(x, w), b)) and add(conv2d(x, w), b), b per output channel, become one
 // conv2d_bias_activation node on devices with its kernel.
 Graph fuse_conv_bias_activation(const Graph& graph);
