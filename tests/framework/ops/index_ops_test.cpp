@@ -38,6 +38,26 @@ TEST(IndexOps, ScatterAddAccumulatesRepeats) {
   EXPECT_EQ(out.to_vector<float>(), (V{4, 0, 2}));
 }
 
+// Large enough that threads split the columns into blocks (the last one partial), with repeated
+// indices and several outer slices: every element adds up its updates in index order.
+TEST(IndexOps, ScatterAddOverColumnBlocksMatchesALoop) {
+  constexpr int64_t outer = 3, rows = 5, n = 700, inner = 200;
+  std::vector<int64_t> idx(n);
+  for (int64_t j = 0; j < n; ++j) idx[static_cast<size_t>(j)] = (j * 7) % rows;
+  std::vector<float> base(outer * rows * inner), updates(outer * n * inner);
+  for (size_t i = 0; i < base.size(); ++i) base[i] = static_cast<float>(i % 13) * 0.25F;
+  for (size_t i = 0; i < updates.size(); ++i) updates[i] = static_cast<float>(i % 17) * 0.125F;
+  std::vector<float> want = base;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < inner; ++c)
+        want[static_cast<size_t>((o * rows + idx[static_cast<size_t>(j)]) * inner + c)] +=
+            updates[static_cast<size_t>((o * n + j) * inner + c)];
+  const Tensor out = ops::scatter_add(from_vector(base, {outer, rows, inner}), indices(idx, {n}),
+                                      from_vector(updates, {outer, n, inner}), 1);
+  EXPECT_EQ(out.to_vector<float>(), want);
+}
+
 TEST(IndexOps, TakeAlongAxisAndOneHot) {
   const Tensor x = tensor({10, 11, 12, 20, 21, 22}, {2, 3});
   EXPECT_EQ(ops::take_along_axis(x, indices({2, 0}, {2, 1}), 1).to_vector<float>(), (V{12, 20}));
