@@ -38,8 +38,9 @@ Graph fuse_conv_bias_activation(const Graph& graph);
 // becomes rnn_sequence_grad(record, g, ...) with the slice's bounds (attrs d_begin, d_end).
 Graph fold_record_gradient_slices(const Graph& graph);
 // matmul(gather(E, ids), W) becomes gather(matmul(E, W), ids) (a bias added after it moves onto
-// the table too), and the gradients' GEMMs over the ids' rows become table-sized ones over the
-// ids' summed gradients, when the ids outnumber the table's rows or the table is small.
+// the table too), and the gradients' GEMMs (and the bias's sum) over the ids' rows become
+// table-sized ones over the ids' summed gradients, when the ids outnumber the table's rows or the
+// table is small.
 Graph project_before_gather(const Graph& graph);
 // Connected elementwise nodes of one shape whose intermediate values only the group uses become
 // one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.

@@ -8,7 +8,9 @@
 // the projection's gradient G summed per table row ([V, N]):
 //   dW = gather(E, ids)^T G        becomes E^T S
 //   dE = scatter_add(0, ids, G W^T) becomes S W^T
-// and S is computed once for both. Values change only by the order of summation.
+// and S is computed once for both; the bias's gradient, G summed over its rows, becomes S summed
+// over its V rows. Values change only by the order of summation.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -78,7 +80,8 @@ class Projector {
   Graph run() {
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const auto id = static_cast<int>(i);
-      if (!projection(id) && !bias(id) && !weight_gradient(id) && !table_gradient(id))
+      if (!projection(id) && !bias(id) && !weight_gradient(id) && !table_gradient(id) &&
+          !bias_gradient(id))
         out_.copy(id);
     }
     return out_.finish();
@@ -133,13 +136,7 @@ class Projector {
     if (!l || gradient_rows.shape.rank() != 2 || last_dim(rows.meta) != l->width || width < 0 ||
         !worth_projecting(l->rows, l->width, width, g_.node(l->ids).meta.shape))
       return false;
-    // The rows of G as a [-1, N] reshape of an earlier value: the same value the table's gradient
-    // reshapes, so both share one S.
-    int gradient = n.inputs[1];
-    const GraphNode& g = g_.node(gradient);
-    if (g.op == OpId::reshape && last_dim(g_.node(g.inputs[0]).meta) == width)
-      gradient = g.inputs[0];
-    const int sums = segment_sums(l->ids, gradient, l->rows, width);
+    const int sums = segment_sums(l->ids, n.inputs[1], l->rows, width);
     out_.define(id, out_.emit(OpId::matmul, {out_.mapped(l->table), sums}, n.attrs));
     return true;
   }
@@ -170,16 +167,42 @@ class Projector {
     return true;
   }
 
+  // sum(G, every axis but the last) -> sum(S, axis 0), once S exists for a view of G: the bias's
+  // gradient, reading V rows instead of one per id.
+  bool bias_gradient(int id) {
+    const GraphNode& n = g_.node(id);
+    if (n.op != OpId::reduce_sum) return false;
+    const TensorMeta& x = g_.node(n.inputs[0]).meta;
+    const auto found = sums_of_.find(storage_root(n.inputs[0]));
+    std::vector<int64_t> leading(static_cast<size_t>(std::max(x.shape.rank() - 1, 0)));
+    for (size_t i = 0; i < leading.size(); ++i) leading[i] = static_cast<int64_t>(i);
+    if (found == sums_of_.end() || leading.empty() || n.attrs.get_ints("axes") != leading ||
+        last_dim(x) != found->second.second || !n.meta.shape.is_fully_defined())
+      return false;
+    const int total = out_.emit(OpId::reduce_sum, {found->second.first},
+                                {{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
+    out_.define(id, out_.emit(OpId::reshape, {total}, {{"shape", n.meta.shape.dims()}}));
+    return true;
+  }
+
+  // The value whose data `id` views through reshapes: flattening either to rows gives the same.
+  int storage_root(int id) const {
+    while (g_.node(id).op == OpId::reshape || g_.node(id).op == OpId::reshape_like)
+      id = g_.node(id).inputs[0];
+    return id;
+  }
+
   // Old node id's value is now gather(table, ids) (new ids).
   void looked_up(int id, int table, int ids) {
     out_.define(id, out_.emit(OpId::gather, {table, ids}, {{"axis", int64_t{0}}}));
     projected_[id] = {table, ids};
   }
 
-  // S = scatter_add(zeros [rows, width], ids flattened, gradient as [-1, width]), once per
-  // (ids, gradient, rows).
+  // S = scatter_add(zeros [rows, width], ids flattened, gradient as [-1, width]), once per ids,
+  // rows, width and data: views of one value flatten to the same rows.
   int segment_sums(int ids, int gradient, int64_t rows, int64_t width) {
-    const auto key = std::make_tuple(ids, gradient, rows);
+    const int root = storage_root(gradient);
+    const auto key = std::make_tuple(ids, root, rows, width);
     if (const auto found = sums_.find(key); found != sums_.end()) return found->second;
     const TensorMeta& g = g_.node(gradient).meta;
     const int zero = out_.emit_constant(scalar(0, g.dtype, g.device));
@@ -192,6 +215,7 @@ class Projector {
     const int sums =
         out_.emit(OpId::scatter_add, {base, flat_ids, flat_gradient}, {{"axis", int64_t{0}}});
     sums_[key] = sums;
+    sums_of_.try_emplace(root, sums, width);
     return sums;
   }
 
@@ -200,7 +224,8 @@ class Projector {
   std::vector<int> shape_uses_;  // uses as the shape of reshape_like or broadcast_like
   GraphRewriter out_;
   std::map<int, std::pair<int, int>> projected_;  // old id -> its new (table, ids)
-  std::map<std::tuple<int, int, int64_t>, int> sums_;
+  std::map<std::tuple<int, int, int64_t, int64_t>, int> sums_;
+  std::map<int, std::pair<int, int64_t>> sums_of_;  // root -> its first S and S's width
 };
 
 }  // namespace

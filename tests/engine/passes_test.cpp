@@ -125,8 +125,8 @@ TEST(Simplify, DropsReshapeLikeToTheSameMetaWithOneUnknownDim) {
   const int like = b.input({-1, 4});
   const int grid = b.input({-1, -1});
   const int grid_like = b.input({-1, -1});
-  const Graph g = b.finish(
-      {b.op(OpId::reshape_like, {x, like}), b.op(OpId::reshape_like, {grid, grid_like})});
+  const Graph g =
+      b.finish({b.op(OpId::reshape_like, {x, like}), b.op(OpId::reshape_like, {grid, grid_like})});
   // [?, ?] into [?, ?] may be [2, 6] into [3, 4]: only the first is dropped.
   EXPECT_EQ(after(simplify, g),
             "%0: float32[?, 4] = placeholder() {index=0}\n"

@@ -12,11 +12,13 @@
 #include "framework/ops/ops.h"
 #include "framework/random/random.h"
 #include "tests/engine/graph_builder.h"
+#include "tests/engine/graph_text.h"
 
 namespace kiln::engine {
 namespace {
 
 using testing::GraphBuilder;
+using testing::id_of_first;
 
 Attrs sum_over(std::vector<int64_t> axes, bool keepdims) {
   return {{"axes", std::move(axes)}, {"keepdims", keepdims}};
@@ -42,13 +44,6 @@ TEST(PooledGradientSums, SumsOverRowsAndColumnsTakeThePooledGradient) {
             "%4: float32[2, 3] = sum(%1) {axes=[1, 2], keepdims=false}\n"
             "%5: float32[4, 3] = sum(%2) {axes=[0, 1], keepdims=false}\n"
             "return (%3, %4, %5)\n");
-}
-
-// The id (%k) of the first node of `op` in a graph's text.
-std::string id_of_first(const std::string& text, const std::string& op) {
-  const size_t at = text.find("= " + op + "(");
-  const size_t line = text.rfind('\n', at) + 1;  // 0 on the first line
-  return text.substr(line, text.find(':', line) - line);
 }
 
 // A convolution's bias gradient through relu and a max-pool, for pools whose windows tile, overlap

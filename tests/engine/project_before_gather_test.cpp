@@ -11,11 +11,13 @@
 #include "framework/ops/ops.h"
 #include "framework/random/random.h"
 #include "tests/engine/graph_builder.h"
+#include "tests/engine/graph_text.h"
 
 namespace kiln::engine {
 namespace {
 
 using testing::GraphBuilder;
+using testing::id_of_first;
 
 const Attrs kPlain{{"transpose_a", false}, {"transpose_b", false}};
 const Attrs kAxis0{{"axis", int64_t{0}}};
@@ -78,8 +80,8 @@ TEST(ProjectBeforeGather, LeavesOtherLookupsAlone) {
   EXPECT_NE(text.find("float32[10, 6] = matmul(%1, %2)"), std::string::npos) << text;
 }
 
-// Repeated ids, a bias, and every gradient: the table's and the projection's come from one
-// per-row sum of the projection's gradient. Values match the eager step to rounding.
+// Repeated ids, a bias, and every gradient: the table's, the projection's and the bias's come
+// from one per-row sum of the projection's gradient. Values match the eager step to rounding.
 TEST(ProjectBeforeGather, TracedTrainingStepMatchesEager) {
   random::Generator gen(11);
   const Tensor ids = from_vector(std::vector<int32_t>{3, 1, 3, 0, 6, 6, 6, 2, 1, 5, 3, 3}, {3, 4});
@@ -112,6 +114,10 @@ TEST(ProjectBeforeGather, TracedTrainingStepMatchesEager) {
   EXPECT_EQ(text.find("scatter_add"), text.rfind("scatter_add")) << text;
   EXPECT_NE(text.find("float32[7, 8] = scatter_add"), std::string::npos) << text;
   EXPECT_EQ(text.find("float32[3, 4, 5]"), std::string::npos) << text;
+  // The bias's gradient sums the table's rows.
+  EXPECT_NE(text.find("float32[8] = sum(" + id_of_first(text, "scatter_add") + ")"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace
