@@ -1,9 +1,9 @@
 #pragma once
-// Ctrl-C as a request to stop training. A SIGINT handler would run on the stack of whichever
-// thread the signal lands on, and oneDNN's JIT GEMM kernels point the stack register into heap
-// buffers while they run: the handler's frame would overwrite heap memory there (Ctrl-C during
-// training used to corrupt the heap). So SIGINT is blocked in every thread instead, and one thread
-// of its own, which runs no kernels, waits for it.
+// Ctrl-C as a request to stop training. A SIGINT handler runs on the stack of whichever thread
+// the signal lands on, wherever its stack pointer is. Delivered during oneDNN's sgemm, a handler
+// frame corrupted the heap (an alternate signal stack made that go away; valgrind reports the
+// thread's stack pointer moving off its stack during training). So SIGINT is blocked in every
+// thread instead, and one thread of its own, which runs no kernels, waits for it.
 
 namespace kiln::configs {
 
