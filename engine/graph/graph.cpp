@@ -1,5 +1,6 @@
 #include "engine/graph/graph.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "framework/core/error.h"
@@ -22,6 +23,12 @@ std::string ConstantPayload::describe() const {
 
 const ConstantPayload& Graph::constant(int id) const {
   return static_cast<const ConstantPayload&>(*nodes[static_cast<size_t>(id)].payload);
+}
+
+bool Graph::is_constant_of(int id, double value) const {
+  if (node(id).op != OpId::constant) return false;
+  const std::vector<double> values = constant(id).value.to_vector<double>();
+  return std::all_of(values.begin(), values.end(), [value](double v) { return v == value; });
 }
 
 std::shared_ptr<VariableState> Graph::variable(int id) const {

@@ -49,6 +49,8 @@ struct Graph {
   // Node `id` (the value %id), for passes that follow inputs by id.
   const GraphNode& node(int id) const { return nodes[static_cast<size_t>(id)]; }
   const ConstantPayload& constant(int id) const;
+  // Whether node `id` is a constant whose every element is exactly `value`.
+  bool is_constant_of(int id, double value) const;
   std::shared_ptr<VariableState> variable(int id) const;
 };
 

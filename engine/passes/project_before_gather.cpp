@@ -63,9 +63,7 @@ std::optional<Lookup> lookup(const Graph& g, int id) {
 bool is_zeros(const Graph& g, int id) {
   const GraphNode& n = g.node(id);
   if (n.op != OpId::broadcast_like && n.op != OpId::broadcast_to) return false;
-  const GraphNode& value = g.node(n.inputs[0]);
-  return value.op == OpId::constant && value.meta.shape.rank() == 0 &&
-         g.constant(n.inputs[0]).value.to_vector<double>()[0] == 0;
+  return g.is_constant_of(n.inputs[0], 0);
 }
 
 class Projector {

@@ -9,27 +9,20 @@
 namespace kiln::engine {
 namespace {
 
-// Whether node `id` is a constant whose every element is exactly `value`.
-bool is_constant_of(const Graph& g, int id, double value) {
-  if (g.node(id).op != OpId::constant) return false;
-  const std::vector<double> values = g.constant(id).value.to_vector<double>();
-  return std::all_of(values.begin(), values.end(), [value](double v) { return v == value; });
-}
-
 // x for `x op c` or `c op x` where c is op's identity element on that side; -1 otherwise.
 int identity_element_operand(const Graph& g, const GraphNode& n) {
   const int a = n.inputs[0], b = n.inputs[1];
   switch (n.op) {
     case OpId::add:
-      if (is_constant_of(g, b, 0)) return a;
-      return is_constant_of(g, a, 0) ? b : -1;
+      if (g.is_constant_of(b, 0)) return a;
+      return g.is_constant_of(a, 0) ? b : -1;
     case OpId::mul:
-      if (is_constant_of(g, b, 1)) return a;
-      return is_constant_of(g, a, 1) ? b : -1;
+      if (g.is_constant_of(b, 1)) return a;
+      return g.is_constant_of(a, 1) ? b : -1;
     case OpId::sub:
-      return is_constant_of(g, b, 0) ? a : -1;
+      return g.is_constant_of(b, 0) ? a : -1;
     case OpId::div:
-      return is_constant_of(g, b, 1) ? a : -1;
+      return g.is_constant_of(b, 1) ? a : -1;
     default:
       return -1;
   }
