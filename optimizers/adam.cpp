@@ -1,6 +1,8 @@
 #include "optimizers/adam.h"
 
+#include "framework/ops/op_def.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/optimizer_ops.h"
 
 namespace kiln::optimizers {
 namespace {
@@ -8,6 +10,15 @@ namespace {
 OptimizerOptions with_weight_decay(OptimizerOptions options) {
   if (!options.weight_decay) options.weight_decay = AdamW::kDefaultWeightDecay;
   return options;
+}
+
+// The one-pass update runs float32 and float64 variables on devices with its kernel; others
+// take the same update as separate ops.
+bool has_update_kernel(const Variable& variable) {
+  const DType dtype = variable.dtype();
+  return (dtype == DType::f32 || dtype == DType::f64) &&
+         op_def(OpId::adam_update).kernels[static_cast<size_t>(variable.value().device().type)] !=
+             nullptr;
 }
 
 }  // namespace
@@ -32,6 +43,15 @@ void Adam::update_step(const Tensor& gradient, const Variable& variable,
   const Tensor beta_2_power = ops::pow(scalar(adam.beta_2, step.dtype(), step.device()), step);
   // The bias corrections of both moments folded into the rate.
   const Tensor alpha = lr * ops::sqrt(1.0 - beta_2_power) / (1.0 - beta_1_power);
+  if (!adam.amsgrad && has_update_kernel(variable)) {
+    const Tensor rate = ops::cast(alpha, variable.dtype());
+    const ops::AdamUpdate next = ops::adam_update(variable.value(), m.value(), v.value(), gradient,
+                                                  rate, adam.beta_1, adam.beta_2, adam.epsilon);
+    m.assign(next.m);
+    v.assign(next.v);
+    variable.assign(next.variable);
+    return;
+  }
   m.assign_add((gradient - m.value()) * (1 - adam.beta_1));
   v.assign_add((ops::square(gradient) - v.value()) * (1 - adam.beta_2));
   Tensor second_moment = v.value();

@@ -47,6 +47,14 @@ size_t aligned_bytes(const TensorMeta& meta) {
   return std::max<size_t>((bytes + kAlignment - 1) / kAlignment * kAlignment, kAlignment);
 }
 
+// An op's further outputs (op_def's num_outputs) from the values of its node's tuple_gets (by
+// index, output 0 being the node itself); those no tuple_get reads stay undefined.
+std::vector<Tensor> more_outputs_of(const GraphNode& n, const std::vector<Tensor>& tuple_values) {
+  std::vector<Tensor> more(static_cast<size_t>(op_def(n.op).num_outputs - 1));
+  for (size_t k = 1; k < tuple_values.size(); ++k) more[k - 1] = tuple_values[k];
+  return more;
+}
+
 }  // namespace
 
 Executable::Executable(std::shared_ptr<const Graph> graph, std::span<const TensorMeta> input_metas,
@@ -92,6 +100,11 @@ void Executable::infer_metas(std::span<const TensorMeta> input_metas) {
         break;
       case OpId::tuple_get: {
         const auto bundle = static_cast<size_t>(n.inputs[0]);
+        // An op's further outputs share its value's meta.
+        if (op_def(g.nodes[bundle].op).num_outputs > 1) {
+          metas_.push_back(metas_[bundle]);
+          break;
+        }
         const auto& [first, second] = subplans_of_[bundle];
         // A loop's values are its variables, which are the body's outputs too.
         const Executable* source = g.nodes[bundle].op == OpId::cond ? first : second;
@@ -209,8 +222,9 @@ void Executable::assign_buffers() {
     buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(a.value)])].last_use = INT_MAX;
 }
 
-// An elementwise step whose input dies at that step and has the output's size writes over the
-// input: chains like relu(add(matmul(x, w), b)) then share one buffer.
+// An elementwise step (or one reading each element first) whose input dies at that step and has
+// the output's size writes over the input: chains like relu(add(matmul(x, w), b)) then share
+// one buffer.
 void Executable::merge_in_place() {
   const Graph& g = *graph_;
   in_place_of_.assign(g.nodes.size(), -1);
@@ -218,7 +232,8 @@ void Executable::merge_in_place() {
     const auto node = static_cast<size_t>(step_node_[s]);
     const GraphNode& n = g.nodes[node];
     const int out = buffer_of_[node];
-    if (!is_elementwise(n.op) || buffers_[static_cast<size_t>(out)].kind != BufferKind::arena)
+    if (!reads_each_element_first(n.op) ||
+        buffers_[static_cast<size_t>(out)].kind != BufferKind::arena)
       continue;
     for (int k : n.inputs) {
       const int in = buffer_of_[static_cast<size_t>(k)];
@@ -240,9 +255,9 @@ void Executable::merge_in_place() {
 }
 
 // An assignment's value is computed straight into its variable when every read of the old value
-// comes before the first step writing the value's buffer, or at that step if it is elementwise
-// (which reads element i before writing it). An optimizer's update then writes the weights
-// where they are instead of into the arena and a copy after the run.
+// comes before the first step writing the value's buffer, or at that step if it reads element i
+// before writing it (elementwise ops, optimizer updates). An optimizer's update then writes the
+// weights where they are instead of into the arena and a copy after the run.
 void Executable::assign_in_place() {
   const Graph& g = *graph_;
   // The last step reading each variable's old value (through any of its read_variable nodes).
@@ -259,7 +274,7 @@ void Executable::assign_in_place() {
     const auto read = last_read.find(a.variable.get());
     const int last = read == last_read.end() ? -1 : read->second;
     const OpId writer = g.nodes[static_cast<size_t>(step_node_[static_cast<size_t>(value.def)])].op;
-    if (last > value.def || (last == value.def && !is_elementwise(writer))) continue;
+    if (last > value.def || (last == value.def && !reads_each_element_first(writer))) continue;
     value.kind = BufferKind::assigned;
     value.source = static_cast<int>(k);
     ++stats_.in_place_assignments;
@@ -350,9 +365,11 @@ void Executable::make_steps() {
                " has no kernel for device ", meta.device);
     Step step{fn, {}, values_[static_cast<size_t>(node)], &n.attrs, n.payload.get()};
     for (int k : n.inputs) step.inputs.push_back(values_[static_cast<size_t>(k)]);
+    if (op_def(n.op).num_outputs > 1)
+      step.more_outputs = more_outputs_of(n, bundle_values[static_cast<size_t>(node)]);
     // Kernels with per-shape state (oneDNN primitives) build it now, from metas alone.
     if (const PrepareFn prepare = op_def(n.op).prepare[static_cast<size_t>(meta.device.type)])
-      step.prepared = prepare(KernelContext{step.inputs, step.output, n.attrs, n.payload.get()});
+      step.prepared = prepare(context(step));
     steps_.push_back(std::move(step));
   }
   stats_.kernel_steps = static_cast<int>(steps_.size());
@@ -520,11 +537,15 @@ std::vector<Tensor> Executable::run(std::span<const Tensor> inputs) {
   return outputs;
 }
 
+KernelContext Executable::context(const Step& s) {
+  return KernelContext{s.inputs, s.output, *s.attrs, s.payload, s.more_outputs};
+}
+
 void Executable::run_step(const Step& s) {
   if (s.prepared != nullptr)
-    s.prepared->run(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+    s.prepared->run(context(s));
   else if (s.fn != nullptr)
-    s.fn(KernelContext{s.inputs, s.output, *s.attrs, s.payload});
+    s.fn(context(s));
   else
     run_control(controls_[static_cast<size_t>(s.control)]);
 }

@@ -74,6 +74,7 @@ class Executable {
     const NodePayload* payload;
     int control = -1;  // index into controls_ for cond and while_loop steps (fn is null)
     std::unique_ptr<PreparedKernel> prepared{};  // runs instead of fn when the kernel has one
+    std::vector<Tensor> more_outputs{};          // an op's further outputs: its tuple_gets
   };
   // A cond or while_loop step: its subgraphs' plans run with slices of the node's inputs.
   // Input lists are built once: cond's are the operands then each branch's captures; a loop's
@@ -100,6 +101,7 @@ class Executable {
   void assign_in_place();
   void place_in_arena();
   void make_steps();
+  static KernelContext context(const Step& s);
   void run_step(const Step& s);
   void run_steps_profiled();
   void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);

@@ -21,6 +21,13 @@ constexpr bool is_elementwise(OpId op) {
   }
 }
 
+// Every output element i is written after each input's element i is read, and no other input
+// element is read: such a step may write over an input of its output's size (in-place planning)
+// or straight into a variable it reads.
+constexpr bool reads_each_element_first(OpId op) {
+  return is_elementwise(op) || op == OpId::adam_update;
+}
+
 // Ops whose output is always its first input's data under another shape: the planner gives them
 // no buffer and no step.
 constexpr bool is_alias(OpId op) {

@@ -20,6 +20,8 @@ bool foldable(const Graph& g, const GraphNode& n) {
   // apply() takes op, inputs and attrs only: a node with a payload cannot be re-run through it.
   if (Graph::is_boundary(n.op) || n.payload != nullptr || n.inputs.empty()) return false;
   const OpDef& def = op_def(n.op);
+  // One constant cannot stand for an op's several outputs (its tuple_gets read them).
+  if (def.num_outputs > 1) return false;
   if (def.view == nullptr && def.kernels[static_cast<size_t>(n.meta.device.type)] == nullptr)
     return false;
   const int64_t numel = n.meta.shape.numel();

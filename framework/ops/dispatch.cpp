@@ -42,7 +42,8 @@ TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& 
   }
 }
 
-void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs) {
+void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs,
+                std::span<const Tensor> more_outputs) {
   const OpDef& def = op_def(op);
   const KernelFn kernel = def.kernels[static_cast<size_t>(output.device().type)];
   if (kernel == nullptr) {
@@ -50,11 +51,13 @@ void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, c
         detail::concat("kiln::ops::", def.name, " has no kernel for device ", output.device()));
   }
   if (output.numel() == 0) return;
-  kernel(KernelContext{inputs, output, attrs});
+  kernel(KernelContext{inputs, output, attrs, nullptr, more_outputs});
 }
 
 Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs) {
   const OpDef& def = op_def(op);
+  KILN_CHECK(def.num_outputs == 1, "kiln::ops::", def.name, " has ", def.num_outputs,
+             " outputs: call it through apply_multi");
   std::vector<TensorMeta> metas;
   metas.reserve(inputs.size());
   bool symbolic = false;
@@ -85,6 +88,38 @@ Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs) {
         Node{op, std::move(attrs), std::move(inputs), nullptr, current_trace_frame()});
     out.impl()->requires_grad = track;
   }
+  return out;
+}
+
+std::vector<Tensor> apply_multi(OpId op, std::vector<Tensor> inputs, Attrs attrs) {
+  const OpDef& def = op_def(op);
+  KILN_CHECK(def.num_outputs > 1 && def.grad == nullptr, "kiln::ops::", def.name,
+             " is not an op with several outputs");
+  std::vector<TensorMeta> metas;
+  bool symbolic = false;
+  for (const Tensor& t : inputs) {
+    KILN_CHECK(t.defined(), "kiln::ops::", def.name, ": an input tensor is undefined");
+    metas.push_back(t.meta());
+    symbolic = symbolic || t.is_symbolic();
+  }
+  const TensorMeta meta = infer_meta(op, metas, attrs);
+  const auto count = static_cast<size_t>(def.num_outputs);
+  std::vector<Tensor> out;
+  if (symbolic) {
+    const uint32_t frame = current_trace_frame();
+    out.push_back(Tensor::symbolic(meta));
+    out[0].impl()->node =
+        std::make_shared<Node>(Node{op, std::move(attrs), std::move(inputs), nullptr, frame});
+    for (size_t k = 1; k < count; ++k) {
+      out.push_back(Tensor::symbolic(meta));
+      out[k].impl()->node = std::make_shared<Node>(Node{
+          OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(k)}}, {out[0]}, nullptr, frame});
+    }
+    return out;
+  }
+  for (size_t k = 0; k < count; ++k)
+    out.push_back(Tensor::empty(meta.shape, meta.dtype, meta.device));
+  run_kernel(op, inputs, out[0], attrs, std::span(out).subspan(1));
   return out;
 }
 

@@ -13,12 +13,17 @@
 namespace kiln {
 
 Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs = {});
+// An op with several outputs (OpDef::num_outputs, all of the inferred meta; not differentiable).
+// Traced, output 0 is the node and output k its tuple_get k.
+std::vector<Tensor> apply_multi(OpId op, std::vector<Tensor> inputs, Attrs attrs = {});
 
 // Shape/dtype inference with errors that name the op and its operands.
 TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& attrs);
 
-// Runs op's kernel into a caller-owned output of the right meta (executor, benchmarks).
-void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs);
+// Runs op's kernel into a caller-owned output of the right meta (executor, benchmarks), and into
+// more_outputs for an op with several.
+void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs,
+                std::span<const Tensor> more_outputs = {});
 
 // "float32[2, 3]" for messages.
 std::string describe(const TensorMeta& meta);

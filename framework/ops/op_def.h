@@ -19,6 +19,9 @@ struct KernelContext {
   const Tensor& output;  // allocated by the caller with the inferred meta
   const Attrs& attrs;
   const NodePayload* payload = nullptr;  // the graph node's (a fused op's program)
+  // An op's outputs after the first (OpDef::num_outputs), of the output's meta; an undefined
+  // one is not used and is not written.
+  std::span<const Tensor> more_outputs{};
 };
 using KernelFn = void (*)(const KernelContext&);
 
@@ -56,6 +59,9 @@ using ViewFn = Tensor (*)(const Tensor& input, const TensorMeta& out, const Attr
 struct OpDef {
   const char* name = nullptr;
   int num_inputs = 1;  // -1 for variadic (concat)
+  // Several outputs all have the inferred meta. The first is the op's value; a traced graph reads
+  // output k >= 1 as tuple_get(node, index k) (an optimizer update writing weight and moments).
+  int num_outputs = 1;
   InferFn infer = nullptr;
   GradFn grad = nullptr;  // nullptr: not differentiable (argmax, comparisons, ...)
   ViewFn view = nullptr;
@@ -95,6 +101,7 @@ void define_nn_ops(OpTable& table);
 void define_recurrent_ops(OpTable& table);
 void define_graph_ops(OpTable& table);
 void define_random_ops(OpTable& table);
+void define_optimizer_ops(OpTable& table);
 void register_cpu_kernels(OpTable& table);
 void register_cuda_kernels(OpTable& table);  // a no-op without CUDA
 

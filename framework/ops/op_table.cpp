@@ -16,6 +16,7 @@ OpTable build_table() {
   define_recurrent_ops(table);
   define_graph_ops(table);
   define_random_ops(table);
+  define_optimizer_ops(table);
   register_cpu_kernels(table);
   register_cuda_kernels(table);
   // Every op of the list must be defined by exactly one family.

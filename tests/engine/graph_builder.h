@@ -28,6 +28,11 @@ class GraphBuilder {
     const TensorMeta meta = infer_meta(op, metas, attrs);
     return add({op, std::move(attrs), std::move(inputs), meta, nullptr});
   }
+  // Output `index` (>= 1) of a node of an op with several outputs.
+  int output(int node, int64_t index) {
+    const TensorMeta meta = graph_.nodes[static_cast<size_t>(node)].meta;
+    return add({OpId::tuple_get, {{"index", index}}, {node}, meta, nullptr});
+  }
   void assign(const Variable& v, int value) { graph_.assignments.push_back({v.state(), value}); }
   Graph finish(std::vector<int> outputs) {
     graph_.outputs = std::move(outputs);

@@ -5,6 +5,7 @@
 
 #include "engine/executor/executable.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/optimizer_ops.h"
 #include "tests/engine/graph_builder.h"
 
 namespace kiln::engine {
@@ -111,6 +112,57 @@ TEST(MemoryPlan, AnUpdateAfterTheLastReadIsComputedIntoItsVariable) {
         << "run " << run;
     EXPECT_EQ(m.value().to_vector<float>(), std::vector<float>(4, f(1 + 2 * run))) << "run " << run;
   }
+}
+
+// Adam's one-pass update of w and its moments, each output computed straight into its variable;
+// a graph leaving the moments unused still runs (the kernel writes them to scratch).
+TEST(MemoryPlan, AnUpdateWithSeveralOutputsIsComputedIntoItsVariables) {
+  const Tensor w0 = arange(0.0, 4.0, 1.0, DType::f32);
+  const Variable w(w0, "w");
+  const Variable m(full({4}, 0.5, DType::f32), "m");
+  const Variable v(full({4}, 0.25, DType::f32), "v");
+  const Tensor alpha = full({}, 0.1, DType::f32);
+  const Attrs adam{{"beta_1", 0.9}, {"beta_2", 0.999}, {"epsilon", 1e-7}};
+  auto update_graph = [&](bool moments) {
+    GraphBuilder b;
+    const int g = b.input({4});
+    const int next =
+        b.op(OpId::adam_update, {b.variable(w), b.variable(m), b.variable(v), g, b.constant(alpha)},
+             adam);
+    b.assign(w, next);
+    if (moments) {
+      b.assign(m, b.output(next, 1));
+      b.assign(v, b.output(next, 2));
+    }
+    return std::make_shared<const Graph>(b.finish({}));
+  };
+  const Tensor grad = from_vector<float>({1, -2, 3, -4}, {4});
+  const ops::AdamUpdate want =
+      ops::adam_update(w0, m.value(), v.value(), grad, alpha, 0.9, 0.999, 1e-7);
+
+  Executable plan(update_graph(true), std::vector<TensorMeta>{grad.meta()});
+  EXPECT_EQ(plan.plan_text(),
+            "%0: float32[4] placeholder -> argument 0\n"
+            "%1: float32[4] read_variable -> variable 'w'\n"
+            "%2: float32[4] read_variable -> variable 'm'\n"
+            "%3: float32[4] read_variable -> variable 'v'\n"
+            "%4: float32[] constant -> constant\n"
+            "%5: float32[4] adam_update -> assigned in place to variable 'w'\n"
+            "%6: float32[4] tuple_get -> assigned in place to variable 'm'\n"
+            "%7: float32[4] tuple_get -> assigned in place to variable 'v'\n"
+            "arena 0 bytes (192 unshared)\n");
+  EXPECT_EQ(plan.stats().in_place_assignments, 3);
+  plan.run(std::vector{grad});
+  EXPECT_EQ(w.value().to_vector<float>(), want.variable.to_vector<float>());
+  EXPECT_EQ(m.value().to_vector<float>(), want.m.to_vector<float>());
+  EXPECT_EQ(v.value().to_vector<float>(), want.v.to_vector<float>());
+
+  w.assign(w0);
+  m.assign(full({4}, 0.5, DType::f32));
+  v.assign(full({4}, 0.25, DType::f32));
+  Executable(update_graph(false), std::vector<TensorMeta>{grad.meta()}).run(std::vector{grad});
+  EXPECT_EQ(w.value().to_vector<float>(), want.variable.to_vector<float>());
+  EXPECT_EQ(m.value().to_vector<float>(), std::vector<float>(4, 0.5F));
 }
 
 // A variable returned as it is must keep its old value until the run ends, and one assigned from

@@ -249,6 +249,16 @@ TEST(FoldConstants, CountsKnownDimsButNotUnknownOnes) {
             "return (%3, %1)\n");
 }
 
+// One constant cannot stand for an op's several outputs: an update of constants stays an op.
+TEST(FoldConstants, LeavesOpsWithSeveralOutputs) {
+  GraphBuilder b;
+  const int c = b.constant(full({3}, 0.5, DType::f32));
+  const int next = b.op(OpId::adam_update, {c, c, c, c, b.constant(scalar(0.1))},
+                        Attrs{{"beta_1", 0.9}, {"beta_2", 0.999}, {"epsilon", 1e-7}});
+  const Graph g = b.finish({next, b.output(next, 1)});
+  EXPECT_EQ(after(fold_constants, g), to_text(g));
+}
+
 // ---- common subexpressions ----
 
 TEST(CommonSubexpressions, MergesEqualNodesTransitively) {

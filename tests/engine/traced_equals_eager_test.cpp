@@ -12,6 +12,7 @@
 #include "framework/autodiff/grad.h"
 #include "framework/ops/op_def.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/optimizer_ops.h"
 #include "framework/ops/rnn_ops.h"
 #include "framework/random/random.h"
 
@@ -193,6 +194,14 @@ std::vector<Case> cases() {
                  rnn_sequence(v[0], v[1], v[2], {.cell = rnn::Cell::lstm, .mask = mask});
              return slice(record, {0, 0, 0}, {-1, -1, 4});
            }},
+      // Its three outputs (the node and two tuple_gets) side by side.
+      Case{"adam_update",
+           {a, b, pos, rand({3, 4}), rand({}, 1e-3, 1e-2)},
+           [](const auto& v) {
+             const AdamUpdate next = adam_update(v[0], v[1], v[2], v[3], v[4], 0.9, 0.999, 1e-7);
+             return stack({next.variable, next.m, next.v});
+           },
+           false},
   };
 }
 

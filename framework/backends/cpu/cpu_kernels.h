@@ -13,4 +13,5 @@ void register_pool_kernels(OpTable& table);
 void register_fused_kernels(OpTable& table);
 void register_random_kernels(OpTable& table);
 void register_rnn_kernels(OpTable& table);
+void register_optimizer_kernels(OpTable& table);
 }  // namespace kiln::cpu

@@ -15,6 +15,7 @@ void register_cpu_kernels(OpTable& table) {
   cpu::register_fused_kernels(table);
   cpu::register_random_kernels(table);
   cpu::register_rnn_kernels(table);
+  cpu::register_optimizer_kernels(table);
 }
 
 }  // namespace kiln
