@@ -3,7 +3,6 @@
 // element is read before it is written). Compiled without FMA contraction, so the values equal
 // those of the same update as separate elementwise ops, at every instruction set level.
 #include <cmath>
-#include <vector>
 
 #include "framework/backends/cpu/cpu_kernels.h"
 #include "framework/backends/cpu/isa_dispatch.h"
@@ -14,19 +13,20 @@
 namespace kiln::cpu {
 namespace {
 
-// The further outputs a graph may leave unused (undefined) still need somewhere to go.
-std::vector<Tensor> outputs_of(const KernelContext& c, size_t count) {
-  KILN_CHECK(c.more_outputs.size() + 1 == count, "optimizer update: ", count, " outputs expected, ",
-             c.more_outputs.size() + 1, " bound");
-  std::vector<Tensor> out{c.output};
-  for (const Tensor& t : c.more_outputs)
-    out.push_back(t.defined() ? t : Tensor::empty(c.output.shape(), c.output.dtype()));
-  return out;
+// Further output k's data; one the graph leaves unused (undefined) is written to `unused`,
+// allocated for the call. Updates bound by the executor never allocate here.
+template <typename T>
+T* further_output(const KernelContext& c, size_t k, Tensor& unused) {
+  const Tensor& t = c.more_outputs[k];
+  if (t.defined()) return t.data<T>();
+  unused = Tensor::empty(c.output.shape(), c.output.dtype());
+  return unused.data<T>();
 }
 
 template <typename T>
 void adam_update(const KernelContext& c) {
-  const std::vector<Tensor> out = outputs_of(c, 3);
+  KILN_CHECK(c.more_outputs.size() == 2, "kiln::ops::adam_update: 3 outputs expected, ",
+             c.more_outputs.size() + 1, " bound");
   const T* w = c.inputs[0].data<T>();
   const T* m = c.inputs[1].data<T>();
   const T* v = c.inputs[2].data<T>();
@@ -36,9 +36,10 @@ void adam_update(const KernelContext& c) {
   const auto one_minus_beta_1 = static_cast<T>(1 - c.attrs.get_float("beta_1"));
   const auto one_minus_beta_2 = static_cast<T>(1 - c.attrs.get_float("beta_2"));
   const auto epsilon = static_cast<T>(c.attrs.get_float("epsilon"));
-  T* w_out = out[0].data<T>();
-  T* m_out = out[1].data<T>();
-  T* v_out = out[2].data<T>();
+  Tensor unused_m, unused_v;
+  T* w_out = c.output.data<T>();
+  T* m_out = further_output<T>(c, 0, unused_m);
+  T* v_out = further_output<T>(c, 1, unused_v);
   const CpuIsa isa = cpu_isa();
   parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
     run_at_isa(isa, [&] {
