@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string_view>
 
 #include "datasets/pipeline/element.h"
 #include "framework/core/error.h"
@@ -16,6 +18,8 @@ namespace kiln::datasets {
 inline constexpr int64_t kInfinite = -1;
 inline constexpr int64_t kUnknown = -2;
 
+class DatasetNode;
+
 // One pass over a node's elements. Not thread-safe: one consumer pulls from it. It may keep
 // references to its node's members: the public Iterator holds the whole pipeline while it runs.
 class ElementIterator {
@@ -23,6 +27,15 @@ class ElementIterator {
   virtual ~ElementIterator() = default;
   // The next element, or nullopt at the end of the pass (and on every later call).
   virtual std::optional<Element> next() = 0;
+
+  // An iterator whose elements are those of a random-access node, taken one index at a time
+  // (slices in order, a shuffle over them), names that node; next_index() then stands for
+  // next(): the index of the element next() would have made. batch uses it to copy rows
+  // straight from the node instead of making each element, a vector and tensor handles per row.
+  virtual const DatasetNode* index_source() const { return nullptr; }
+  virtual std::optional<int64_t> next_index() {
+    throw Error("ElementIterator::next_index on an iterator without an index source");
+  }
 };
 
 class DatasetNode {
@@ -42,6 +55,9 @@ class DatasetNode {
   virtual Element element_at(int64_t) const {
     throw Error("DatasetNode::element_at on a node without random access");
   }
+  // The elements at `indices` stacked as stack_rows(rows, what) stacks them, for a node with
+  // random access. Nodes that hold their rows contiguously copy them without making elements.
+  virtual Element stack_at(std::span<const int64_t> indices, std::string_view what) const;
 };
 
 }  // namespace kiln::datasets

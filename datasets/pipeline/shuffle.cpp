@@ -97,12 +97,17 @@ class IndexShuffleIterator final : public ElementIterator {
       : source_(source), size_(source.cardinality()), buffer_(buffer_size, rng) {}
 
   std::optional<Element> next() override {
-    const std::optional<int64_t> index = buffer_.next([&]() -> std::optional<int64_t> {
+    const std::optional<int64_t> index = next_index();
+    if (!index) return std::nullopt;
+    return source_.element_at(*index);
+  }
+
+  const DatasetNode* index_source() const override { return &source_; }
+  std::optional<int64_t> next_index() override {
+    return buffer_.next([&]() -> std::optional<int64_t> {
       if (next_index_ == size_) return std::nullopt;
       return next_index_++;
     });
-    if (!index) return std::nullopt;
-    return source_.element_at(*index);
   }
 
  private:

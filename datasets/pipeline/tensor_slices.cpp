@@ -1,4 +1,5 @@
 // Dataset::from_tensor_slices: element i holds row i of every component, as views.
+#include <cstring>
 #include <sstream>
 
 #include "datasets/dataset.h"
@@ -18,8 +19,15 @@ class TensorSlicesIterator final : public ElementIterator {
   explicit TensorSlicesIterator(const DatasetNode& node) : node_(node), rows_(node.cardinality()) {}
 
   std::optional<Element> next() override {
+    const std::optional<int64_t> row = next_index();
+    if (!row) return std::nullopt;
+    return node_.element_at(*row);
+  }
+
+  const DatasetNode* index_source() const override { return &node_; }
+  std::optional<int64_t> next_index() override {
     if (row_ >= rows_) return std::nullopt;
-    return node_.element_at(row_++);
+    return row_++;
   }
 
  private:
@@ -45,6 +53,27 @@ class TensorSlicesNode final : public DatasetNode {
     out.reserve(components_.size());
     for (const SlicedComponent& c : components_)
       out.push_back(c.source.view(c.row_shape, index * c.row_numel));
+    return out;
+  }
+
+  // Rows are contiguous in each component, so a batch is one memcpy per row and component.
+  Element stack_at(std::span<const int64_t> indices, std::string_view) const override {
+    const auto n = static_cast<int64_t>(indices.size());
+    Element out;
+    out.reserve(components_.size());
+    for (const SlicedComponent& c : components_) {
+      std::vector<int64_t> dims{n};
+      dims.insert(dims.end(), c.row_shape.begin(), c.row_shape.end());
+      Tensor stacked = Tensor::empty(Shape(std::move(dims)), c.source.dtype());
+      const size_t row_bytes = static_cast<size_t>(c.row_numel) * dtype_size(c.source.dtype());
+      const auto* src = static_cast<const char*>(c.source.raw_data());
+      auto* dst = static_cast<char*>(stacked.raw_data());
+      for (const int64_t i : indices)
+        dst = static_cast<char*>(
+                  std::memcpy(dst, src + static_cast<size_t>(i) * row_bytes, row_bytes)) +
+              row_bytes;
+      out.push_back(std::move(stacked));
+    }
     return out;
   }
 

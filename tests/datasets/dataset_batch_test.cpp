@@ -28,6 +28,38 @@ TEST(Batch, CopiesRowsIntoANewTensor) {
   EXPECT_EQ(b[0].to_vector<float>()[0], 0.0f);
 }
 
+// Over slices, alone or shuffled, batch stacks rows from their indices (DatasetNode::stack_at);
+// after a map it stacks the elements. Both give the same batches, every component.
+TEST(Batch, StacksSlicesByIndexAsItStacksElements) {
+  const Tensor images = arange(0, 23 * 6, 1, DType::f32).view({23, 2, 3});
+  const Tensor labels = arange(100, 123);
+  const Dataset slices = Dataset::from_tensor_slices({images, labels});
+  const Dataset mapped = slices.map([](const Element& e) { return e; });
+  const Dataset elements = Dataset::from_elements([&] {
+    std::vector<Element> rows;
+    for (int64_t i = 0; i < 23; ++i) rows.push_back(*slices.skip(i).iterator().next());
+    return rows;
+  }());
+  const auto all_batches = [](const Dataset& ds) {
+    std::vector<std::pair<std::vector<float>, std::vector<int64_t>>> out;
+    Iterator it = ds.iterator(3);
+    while (std::optional<Element> b = it.next()) {
+      EXPECT_EQ(b->at(0).shape(), Shape({b->at(1).dim(0), 2, 3}));
+      out.emplace_back(b->at(0).to_vector<float>(), b->at(1).to_vector<int64_t>());
+    }
+    return out;
+  };
+  for (const bool drop : {false, true}) {
+    const auto in_order = all_batches(mapped.batch(5, drop));
+    EXPECT_EQ(all_batches(slices.batch(5, drop)), in_order);
+    const auto shuffled = all_batches(mapped.shuffle(23, 9).batch(5, drop));
+    EXPECT_EQ(all_batches(slices.shuffle(23, 9).batch(5, drop)), shuffled);
+    EXPECT_EQ(all_batches(elements.shuffle(23, 9).batch(5, drop)), shuffled);
+    EXPECT_NE(shuffled, in_order);
+    EXPECT_EQ(in_order.size(), drop ? 4u : 5u);
+  }
+}
+
 TEST(Batch, KeepsOrDropsTheRemainder) {
   EXPECT_EQ(batches(range_dataset(7).batch(3)),
             (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}}));
