@@ -1,4 +1,4 @@
-// Elementwise fusion: traced chains of 6 elementwise ops over 1M floats with the fusion pass on
+// Elementwise fusion: traced chains of elementwise ops over 1M floats with the fusion pass on
 // and off. Unfused, each op reads and writes the whole tensor; fused, one loop reads the inputs
 // and writes the output once.
 #include <benchmark/benchmark.h>
@@ -20,6 +20,11 @@ Tensor arithmetic_chain(const Tensor& x, const Tensor& w, const Tensor& b) {
 // Transcendentals: more of the time is compute, which fusion does not remove.
 Tensor activation_chain(const Tensor& x, const Tensor& w, const Tensor& b) {
   return ops::tanh(x * w + b) * ops::sigmoid(x) - 0.5;
+}
+
+// Relu's gradient as autodiff traces it, g * cast(x > 0): a comparison's 0/1 joins the chain.
+Tensor relu_gradient_chain(const Tensor& x, const Tensor& g, const Tensor&) {
+  return g * ops::cast(ops::greater(x, 0.0), DType::f32);
 }
 
 template <Tensor (*chain)(const Tensor&, const Tensor&, const Tensor&)>
@@ -45,6 +50,13 @@ BENCHMARK(BM_Chain<arithmetic_chain>)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Chain<activation_chain>)
     ->Name("BM_ActivationChain6")
+    ->ArgName("fused")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Chain<relu_gradient_chain>)
+    ->Name("BM_ReluGradientChain3")
     ->ArgName("fused")
     ->Arg(0)
     ->Arg(1)
