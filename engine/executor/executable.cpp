@@ -100,9 +100,12 @@ void Executable::infer_metas(std::span<const TensorMeta> input_metas) {
         break;
       case OpId::tuple_get: {
         const auto bundle = static_cast<size_t>(n.inputs[0]);
-        // An op's further outputs share its value's meta.
-        if (op_def(g.nodes[bundle].op).num_outputs > 1) {
-          metas_.push_back(metas_[bundle]);
+        const GraphNode& op = g.nodes[bundle];
+        if (op_def(op.op).num_outputs > 1) {
+          in.clear();
+          for (int k : op.inputs) in.push_back(metas_[static_cast<size_t>(k)]);
+          metas_.push_back(infer_output_metas(
+              op.op, in, op.attrs)[static_cast<size_t>(n.attrs.get_int("index"))]);
           break;
         }
         const auto& [first, second] = subplans_of_[bundle];

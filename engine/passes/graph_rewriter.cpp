@@ -19,6 +19,16 @@ int GraphRewriter::emit(OpId op, std::vector<int> inputs, Attrs attrs) {
   return static_cast<int>(out_.nodes.size()) - 1;
 }
 
+int GraphRewriter::emit_output(int node, int index) {
+  const GraphNode& n = out_.node(node);
+  std::vector<TensorMeta> metas;
+  for (int in : n.inputs) metas.push_back(out_.node(in).meta);
+  const TensorMeta meta = infer_output_metas(n.op, metas, n.attrs).at(static_cast<size_t>(index));
+  out_.nodes.push_back(
+      {OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(index)}}, {node}, meta, nullptr});
+  return static_cast<int>(out_.nodes.size()) - 1;
+}
+
 int GraphRewriter::emit_constant(const Tensor& value) {
   out_.nodes.push_back(
       {OpId::constant, {}, {}, value.meta(), std::make_shared<ConstantPayload>(value)});

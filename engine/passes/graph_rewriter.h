@@ -14,6 +14,8 @@ class GraphRewriter {
 
   // Appends a node over new ids; its meta is inferred from theirs.
   int emit(OpId op, std::vector<int> inputs, Attrs attrs = {});
+  // Appends tuple_get(node, index): output `index` of a new node of an op with several.
+  int emit_output(int node, int index);
   // Appends a constant node holding `value`.
   int emit_constant(const Tensor& value);
   // Appends old node `id` unchanged, its inputs mapped.

@@ -11,6 +11,7 @@ struct PassOptions {
   bool common_subexpressions = true;
   bool pooled_gradient_masks = true;
   bool pooled_gradient_sums = true;
+  bool pool_argmax = true;
   bool conv_bias_activation = true;
   bool record_gradient_slices = true;
   bool project_before_gather = true;
@@ -31,6 +32,9 @@ Graph mask_pooled_gradients(const Graph& graph);
 // sum(max_pool2d_grad(y, g)) over the spatial axes becomes the same sum over g: each pooled
 // gradient lands on one input position.
 Graph sum_pooled_gradients(const Graph& graph);
+// max_pool2d(x) with a max_pool2d_grad(x, g) becomes max_pool2d_with_argmax(x), and the gradient
+// max_pool2d_grad_from_argmax(its argmax, g), on devices with their kernels.
+Graph keep_pool_argmax(const Graph& graph);
 // relu(add(conv2d(x, w), b)) and add(conv2d(x, w), b), b per output channel, become one
 // conv2d_bias_activation node on devices with its kernel.
 Graph fuse_conv_bias_activation(const Graph& graph);

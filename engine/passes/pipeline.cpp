@@ -9,6 +9,8 @@ Graph optimize(Graph graph, const PassOptions& options) {
   // After CSE has merged the forward pools it looks for; before fusion hides the masks.
   if (options.pooled_gradient_masks) graph = mask_pooled_gradients(graph);
   if (options.pooled_gradient_sums) graph = sum_pooled_gradients(graph);
+  // After the two passes above, which look for max_pool2d_grad.
+  if (options.pool_argmax) graph = keep_pool_argmax(graph);
   if (options.conv_bias_activation) graph = fuse_conv_bias_activation(graph);
   if (options.record_gradient_slices) graph = fold_record_gradient_slices(graph);
   if (options.project_before_gather) graph = project_before_gather(graph);

@@ -18,6 +18,17 @@ std::string describe_operands(std::span<const TensorMeta> inputs, const Attrs& a
   return out.str();
 }
 
+// Runs an op's inference, prefixing its ShapeErrors with the op's name and operands.
+template <typename Fn>
+auto inferring(const OpDef& def, std::span<const TensorMeta> inputs, const Attrs& attrs, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const ShapeError& e) {
+    throw ShapeError(detail::concat("kiln::ops::", def.name, ": ", e.what(), " (",
+                                    describe_operands(inputs, attrs), ")"));
+  }
+}
+
 }  // namespace
 
 std::string describe(const TensorMeta& meta) {
@@ -29,17 +40,30 @@ std::string describe(const TensorMeta& meta) {
 
 TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& attrs) {
   const OpDef& def = op_def(op);
-  try {
+  return inferring(def, inputs, attrs, [&] {
     KILN_SHAPE_CHECK(def.num_inputs < 0 || static_cast<int>(inputs.size()) == def.num_inputs,
                      "expected ", def.num_inputs, " inputs, got ", inputs.size());
     for (size_t i = 1; i < inputs.size(); ++i)
       KILN_SHAPE_CHECK(inputs[i].device == inputs[0].device, "inputs are on different devices (",
                        inputs[0].device, " and ", inputs[i].device, ")");
     return def.infer(inputs, attrs);
-  } catch (const ShapeError& e) {
-    throw ShapeError(detail::concat("kiln::ops::", def.name, ": ", e.what(), " (",
-                                    describe_operands(inputs, attrs), ")"));
+  });
+}
+
+std::vector<TensorMeta> infer_output_metas(OpId op, std::span<const TensorMeta> inputs,
+                                           const Attrs& attrs) {
+  const OpDef& def = op_def(op);
+  std::vector<TensorMeta> metas{infer_meta(op, inputs, attrs)};
+  if (def.infer_more == nullptr) {
+    metas.resize(static_cast<size_t>(def.num_outputs), metas[0]);
+    return metas;
   }
+  std::vector<TensorMeta> more =
+      inferring(def, inputs, attrs, [&] { return def.infer_more(inputs, attrs, metas[0]); });
+  KILN_CHECK(static_cast<int>(more.size()) + 1 == def.num_outputs, "kiln::ops::", def.name,
+             ": infer_more gave ", more.size(), " metas for ", def.num_outputs - 1, " outputs");
+  metas.insert(metas.end(), more.begin(), more.end());
+  return metas;
 }
 
 void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, const Attrs& attrs,
@@ -102,22 +126,21 @@ std::vector<Tensor> apply_multi(OpId op, std::vector<Tensor> inputs, Attrs attrs
     metas.push_back(t.meta());
     symbolic = symbolic || t.is_symbolic();
   }
-  const TensorMeta meta = infer_meta(op, metas, attrs);
-  const auto count = static_cast<size_t>(def.num_outputs);
+  const std::vector<TensorMeta> out_metas = infer_output_metas(op, metas, attrs);
   std::vector<Tensor> out;
   if (symbolic) {
     const uint32_t frame = current_trace_frame();
-    out.push_back(Tensor::symbolic(meta));
+    out.push_back(Tensor::symbolic(out_metas[0]));
     out[0].impl()->node =
         std::make_shared<Node>(Node{op, std::move(attrs), std::move(inputs), nullptr, frame});
-    for (size_t k = 1; k < count; ++k) {
-      out.push_back(Tensor::symbolic(meta));
+    for (size_t k = 1; k < out_metas.size(); ++k) {
+      out.push_back(Tensor::symbolic(out_metas[k]));
       out[k].impl()->node = std::make_shared<Node>(Node{
           OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(k)}}, {out[0]}, nullptr, frame});
     }
     return out;
   }
-  for (size_t k = 0; k < count; ++k)
+  for (const TensorMeta& meta : out_metas)
     out.push_back(Tensor::empty(meta.shape, meta.dtype, meta.device));
   run_kernel(op, inputs, out[0], attrs, std::span(out).subspan(1));
   return out;

@@ -13,12 +13,15 @@
 namespace kiln {
 
 Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs = {});
-// An op with several outputs (OpDef::num_outputs, all of the inferred meta; not differentiable).
+// An op with several outputs (OpDef::num_outputs, of infer_output_metas; not differentiable).
 // Traced, output 0 is the node and output k its tuple_get k.
 std::vector<Tensor> apply_multi(OpId op, std::vector<Tensor> inputs, Attrs attrs = {});
 
 // Shape/dtype inference with errors that name the op and its operands.
 TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& attrs);
+// Every output's meta: infer_meta's, then OpDef::infer_more's, or copies of the first.
+std::vector<TensorMeta> infer_output_metas(OpId op, std::span<const TensorMeta> inputs,
+                                           const Attrs& attrs);
 
 // Runs op's kernel into a caller-owned output of the right meta (executor, benchmarks), and into
 // more_outputs for an op with several.

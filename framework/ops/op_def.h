@@ -19,8 +19,8 @@ struct KernelContext {
   const Tensor& output;  // allocated by the caller with the inferred meta
   const Attrs& attrs;
   const NodePayload* payload = nullptr;  // the graph node's (a fused op's program)
-  // An op's outputs after the first (OpDef::num_outputs), of the output's meta; an undefined
-  // one is not used and is not written.
+  // An op's outputs after the first (OpDef::num_outputs, metas from infer_output_metas); an
+  // undefined one is not used and is not written.
   std::span<const Tensor> more_outputs{};
 };
 using KernelFn = void (*)(const KernelContext&);
@@ -39,6 +39,9 @@ using PrepareFn = std::unique_ptr<PreparedKernel> (*)(const KernelContext& c);
 
 // Throws ShapeError with a reason; the dispatcher adds the op name and operands.
 using InferFn = TensorMeta (*)(std::span<const TensorMeta> inputs, const Attrs& attrs);
+// The metas of an op's outputs after the first, given its inputs, attrs and first output.
+using InferMoreFn = std::vector<TensorMeta> (*)(std::span<const TensorMeta> inputs,
+                                                const Attrs& attrs, const TensorMeta& first);
 
 struct GradContext {
   const Node& node;
@@ -59,9 +62,11 @@ using ViewFn = Tensor (*)(const Tensor& input, const TensorMeta& out, const Attr
 struct OpDef {
   const char* name = nullptr;
   int num_inputs = 1;  // -1 for variadic (concat)
-  // Several outputs all have the inferred meta. The first is the op's value; a traced graph reads
-  // output k >= 1 as tuple_get(node, index k) (an optimizer update writing weight and moments).
+  // Several outputs have the inferred meta, or those after the first infer_more's (a max pool's
+  // argmax). The first is the op's value; a traced graph reads output k >= 1 as
+  // tuple_get(node, index k) (an optimizer update writing weight and moments).
   int num_outputs = 1;
+  InferMoreFn infer_more = nullptr;
   InferFn infer = nullptr;
   GradFn grad = nullptr;  // nullptr: not differentiable (argmax, comparisons, ...)
   ViewFn view = nullptr;

@@ -105,11 +105,12 @@ TEST(PooledGradientMasks, TracedGradientsEqualEagerOnes) {
     auto gradients = [&](const std::vector<Tensor>& v) { return grad(loss, v); };
     auto traced = function(gradients);
     expect_bitwise_equal(traced({x, bias, weights}), want);
-    // Unfused, the optimized graph shows the rewrite: the mask compares the pooled values.
+    // Unfused, the optimized graph shows the rewrite: the mask compares the pooled values (of
+    // the pool that keeps its argmax, keep_pool_argmax).
     auto unfused = function(gradients, {.passes = {.fusion = false}});
     expect_bitwise_equal(unfused({x, bias, weights}), want);
     const std::string text = unfused.graph_text(0);
-    const size_t pool_line = text.rfind('%', text.find("= max_pool2d("));
+    const size_t pool_line = text.rfind('%', text.find("= max_pool2d_with_argmax("));
     const std::string pool_id = text.substr(pool_line, text.find(':', pool_line) - pool_line);
     EXPECT_NE(text.find("greater(" + pool_id + ","), std::string::npos) << text;
   }

@@ -71,8 +71,10 @@ TEST(PooledGradientSums, TracedBiasGradientsMatchEager) {
     for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], e[i], 1e-4 * (1 + std::abs(e[i])));
     EXPECT_EQ(got[0].to_vector<float>(), want[0].to_vector<float>());
     const std::string text = traced.graph_text();
-    ASSERT_NE(text.find("= max_pool2d_grad("), std::string::npos) << text;
-    EXPECT_EQ(text.find("sum(" + id_of_first(text, "max_pool2d_grad") + ")"), std::string::npos)
+    // The gradient is the one from the pool's argmax (keep_pool_argmax).
+    ASSERT_NE(text.find("= max_pool2d_grad_from_argmax("), std::string::npos) << text;
+    EXPECT_EQ(text.find("sum(" + id_of_first(text, "max_pool2d_grad_from_argmax") + ")"),
+              std::string::npos)
         << text;
   }
 }

@@ -72,28 +72,64 @@ const PoolEntry& pool_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bo
   return cache.get(key, [&] { return make_entry(g, algorithm, backward); });
 }
 
-enum class PoolOp { max_forward, avg_forward, max_backward, avg_backward };
+// max_argmax / max_backward_argmax: max_pool2d_with_argmax and max_pool2d_grad_from_argmax, whose
+// argmax is oneDNN's workspace.
+enum class PoolOp {
+  max_forward,
+  avg_forward,
+  max_backward,
+  avg_backward,
+  max_argmax,
+  max_backward_argmax
+};
 
 constexpr dnnl::algorithm algorithm_of(PoolOp op) {
-  return op == PoolOp::max_forward || op == PoolOp::max_backward ? kMax : kAvg;
+  return op == PoolOp::avg_forward || op == PoolOp::avg_backward ? kAvg : kMax;
 }
 constexpr bool is_backward(PoolOp op) {
-  return op == PoolOp::max_backward || op == PoolOp::avg_backward;
+  return op == PoolOp::max_backward || op == PoolOp::avg_backward ||
+         op == PoolOp::max_backward_argmax;
+}
+// Whether the op needs the training pair of primitives (and a max pool's workspace).
+constexpr bool trains(PoolOp op) {
+  return is_backward(op) || op == PoolOp::max_argmax;
 }
 
-// One pooling op bound to its shapes: the cached primitives and their memory objects. The max
-// gradient re-runs the training forward for its argmax positions (nothing keeps a forward's
-// workspace until the gradient runs); its workspace and pooled output are allocated here, once.
+// The argmax ops hand oneDNN's workspace over as a tensor: that needs it to be one uint8 per
+// pooled value in the pooled value's layout, which is what oneDNN uses for max pooling windows
+// of at most 256 cells.
+void check_workspace_is_argmax(const PoolEntry& e) {
+  const memory::desc argmax(e.descs.dst.dims(), memory::data_type::u8, memory::format_tag::nhwc);
+  KILN_CHECK(e.workspace == argmax,
+             "max_pool2d argmax: oneDNN's workspace for this pooling is not one uint8 per pooled "
+             "value in NHWC order");
+}
+
+// One pooling op bound to its shapes: the cached primitives and their memory objects.
+// max_pool2d_grad re-runs the training forward for its argmax positions (where a traced step has
+// not kept them: max_pool2d_with_argmax); its workspace and pooled output are allocated here, once.
 template <PoolOp kOp>
 class PoolCall {
  public:
   explicit PoolCall(const KernelContext& c)
       : entry_(pool_entry(pool_geometry(geometry_source(c).shape(), c.attrs), algorithm_of(kOp),
-                          is_backward(kOp))),
+                          trains(kOp))),
         src_(onednn_unbound(entry_.descs.src)),
         dst_(onednn_unbound(entry_.descs.dst)),
         diff_src_(onednn_unbound(entry_.descs.src)) {
-    if constexpr (kOp == PoolOp::max_backward) {
+    if constexpr (kOp == PoolOp::max_argmax || kOp == PoolOp::max_backward_argmax) {
+      check_workspace_is_argmax(entry_);
+      argmax_ = onednn_unbound(entry_.workspace);
+      // An argmax no node reads still needs somewhere to go.
+      if (kOp == PoolOp::max_argmax && (c.more_outputs.empty() || !c.more_outputs[0].defined()))
+        argmax_ = memory(entry_.workspace, onednn_engine());
+    }
+    if constexpr (kOp == PoolOp::max_argmax) {
+      args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}, {DNNL_ARG_WORKSPACE, argmax_}};
+    } else if constexpr (kOp == PoolOp::max_backward_argmax) {
+      args_ = {
+          {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_SRC, diff_src_}, {DNNL_ARG_WORKSPACE, argmax_}};
+    } else if constexpr (kOp == PoolOp::max_backward) {
       const memory workspace(entry_.workspace, onednn_engine());
       forward_args_ = {{DNNL_ARG_SRC, src_},
                        {DNNL_ARG_DST, memory(entry_.descs.dst, onednn_engine())},
@@ -109,7 +145,18 @@ class PoolCall {
   }
 
   void run(const KernelContext& c) {
-    if constexpr (kOp == PoolOp::max_backward) {
+    if constexpr (kOp == PoolOp::max_argmax) {
+      onednn_point(src_, c.inputs[0]);
+      onednn_point(dst_, c.output);
+      if (!c.more_outputs.empty() && c.more_outputs[0].defined())
+        onednn_point(argmax_, c.more_outputs[0]);
+      onednn_execute(entry_.forward, args_);
+    } else if constexpr (kOp == PoolOp::max_backward_argmax) {
+      onednn_point(argmax_, c.inputs[0]);
+      onednn_point(dst_, c.inputs[1]);
+      onednn_point(diff_src_, c.output);
+      onednn_execute(entry_.backward, args_);
+    } else if constexpr (kOp == PoolOp::max_backward) {
       onednn_point(src_, c.inputs[0]);
       onednn_execute(entry_.forward, forward_args_);
       onednn_point(dst_, c.inputs[1]);
@@ -127,13 +174,15 @@ class PoolCall {
   }
 
  private:
-  // The tensor with the pooling's input shape: x, or the output of avg_pool2d_grad.
+  // The tensor with the pooling's input shape: x, or the output of a gradient from no x.
   static const Tensor& geometry_source(const KernelContext& c) {
-    return kOp == PoolOp::avg_backward ? c.output : c.inputs[0];
+    return kOp == PoolOp::avg_backward || kOp == PoolOp::max_backward_argmax ? c.output
+                                                                             : c.inputs[0];
   }
 
   const PoolEntry& entry_;
   memory src_, dst_, diff_src_;  // dst_ holds the output gradient in backward ops
+  memory argmax_;                // the argmax ops' workspace
   std::unordered_map<int, memory> forward_args_, args_;
 };
 
@@ -156,6 +205,13 @@ void pool_kernel(const KernelContext& c) {
     case PoolOp::avg_backward:
       reference::avg_pool2d_grad(c.inputs[0], c.output, c.attrs);
       break;
+    case PoolOp::max_argmax:
+      reference::max_pool2d_with_argmax(
+          c.inputs[0], c.output, c.more_outputs.empty() ? Tensor() : c.more_outputs[0], c.attrs);
+      break;
+    case PoolOp::max_backward_argmax:
+      reference::max_pool2d_grad_from_argmax(c.inputs[0], c.inputs[1], c.output, c.attrs);
+      break;
   }
 }
 
@@ -177,6 +233,10 @@ void register_pool_kernels(OpTable& t) {
   t.set_prepare(OpId::avg_pool2d, cpu, prepare_pool<PoolOp::avg_forward>);
   t.set_prepare(OpId::max_pool2d_grad, cpu, prepare_pool<PoolOp::max_backward>);
   t.set_prepare(OpId::avg_pool2d_grad, cpu, prepare_pool<PoolOp::avg_backward>);
+  t.set_kernel(OpId::max_pool2d_with_argmax, cpu, pool_kernel<PoolOp::max_argmax>);
+  t.set_kernel(OpId::max_pool2d_grad_from_argmax, cpu, pool_kernel<PoolOp::max_backward_argmax>);
+  t.set_prepare(OpId::max_pool2d_with_argmax, cpu, prepare_pool<PoolOp::max_argmax>);
+  t.set_prepare(OpId::max_pool2d_grad_from_argmax, cpu, prepare_pool<PoolOp::max_backward_argmax>);
 }
 
 }  // namespace kiln::cpu

@@ -133,6 +133,30 @@ TensorMeta infer_max_pool_grad(std::span<const TensorMeta> in, const Attrs& attr
   check_incoming_grad(in[1], infer_pool(in.first(1), attrs));
   return in[0];
 }
+// max_pool2d_with_argmax: (x) -> (the pooled x, argmax), pool attrs. argmax is uint8 of the pooled
+// shape: the position of each window's maximum in its window, kh * pool width + kw (padding cells
+// counted, never chosen; the first of equal values). Only the graph pass that keeps a pool's
+// argmax for its gradient makes it, after differentiation, so it has no gradient.
+std::vector<TensorMeta> infer_pool_argmax(std::span<const TensorMeta>, const Attrs& attrs,
+                                          const TensorMeta& pooled) {
+  const auto& k = attrs.get_ints("pool_size");
+  KILN_SHAPE_CHECK(k[0] * k[1] <= 256, "a ", k[0], "x", k[1],
+                   " window has more positions than a uint8 argmax holds");
+  return {{DType::u8, pooled.shape, pooled.device}};
+}
+// max_pool2d_grad_from_argmax inputs: (argmax, grad_out); pool attrs and input_hw [H, W] -> dx,
+// of grad_out's batch, channels and dtype. Made with max_pool2d_with_argmax.
+TensorMeta infer_max_pool_grad_from_argmax(std::span<const TensorMeta> in, const Attrs& attrs) {
+  KILN_SHAPE_CHECK(in[0].dtype == DType::u8 && in[0].shape == in[1].shape, "argmax ",
+                   describe(in[0]), " is not uint8 of the incoming gradient's shape ",
+                   describe(in[1]));
+  KILN_SHAPE_CHECK(in[1].shape.rank() == 4, "the incoming gradient must be NHWC (rank 4)");
+  const auto& hw = attrs.get_ints("input_hw");
+  const TensorMeta x{in[1].dtype, Shape{in[1].shape[0], hw[0], hw[1], in[1].shape[3]},
+                     in[1].device};
+  check_incoming_grad(in[1], infer_pool(std::span<const TensorMeta>(&x, 1), attrs));
+  return x;
+}
 // avg_pool2d_grad inputs: grad_out[, shape source]; attr input_shape -> dx
 TensorMeta infer_avg_pool_grad(std::span<const TensorMeta> in, const Attrs& attrs) {
   const TensorMeta x{in[0].dtype, defs::forward_shape(in, 1, attrs, "input_shape"), in[0].device};
@@ -184,6 +208,11 @@ void define_nn_ops(OpTable& t) {
             infer_conv2d_backprop_filter, grad_conv2d_backprop_filter);
   defs::def(t, OpId::max_pool2d, "max_pool2d", 1, infer_pool, grad_max_pool);
   defs::def(t, OpId::max_pool2d_grad, "max_pool2d_grad", 2, infer_max_pool_grad, nullptr);
+  defs::def(t, OpId::max_pool2d_with_argmax, "max_pool2d_with_argmax", 1, infer_pool, nullptr);
+  t[OpId::max_pool2d_with_argmax].num_outputs = 2;
+  t[OpId::max_pool2d_with_argmax].infer_more = infer_pool_argmax;
+  defs::def(t, OpId::max_pool2d_grad_from_argmax, "max_pool2d_grad_from_argmax", 2,
+            infer_max_pool_grad_from_argmax, nullptr);
   defs::def(t, OpId::avg_pool2d, "avg_pool2d", 1, infer_pool, grad_avg_pool);
   defs::def(t, OpId::avg_pool2d_grad, "avg_pool2d_grad", -1, infer_avg_pool_grad,
             grad_avg_pool_grad);

@@ -403,6 +403,58 @@ TEST(MaxPool2d, FirstMaxWinsTies) {
   }
 }
 
+// ---- the max pool that keeps its argmax (made by the graph pass keep_pool_argmax) ----
+
+Attrs with_input_hw(Attrs attrs, const Shape& x) {
+  attrs.set("input_hw", std::vector<int64_t>{x[1], x[2]});
+  return attrs;
+}
+
+// Its pooled values are max_pool2d's; its argmax, oneDNN's workspace in float32 and the reference
+// loops' in float64, is the same in both; the gradient from it is max_pool2d_grad's.
+TEST(MaxPool2dWithArgmax, PoolsAsMaxPoolAndItsGradientIsMaxPoolGrads) {
+  for (const PoolCase& c : kPoolCases) {
+    const Tensor x64 = distinct_f64(c.x);
+    const Tensor g64 = random_f64(c.out(), -1, 1, 3);
+    std::vector<uint8_t> reference_argmax;
+    for (const DType dtype : {DType::f64, DType::f32}) {
+      const Tensor x = ops::cast(x64, dtype), g = ops::cast(g64, dtype);
+      const std::vector<Tensor> out = apply_multi(OpId::max_pool2d_with_argmax, {x}, c.attrs());
+      ASSERT_EQ(out.size(), 2u);
+      EXPECT_EQ(values(out[0]), values(apply(OpId::max_pool2d, {x}, c.attrs())));
+      ASSERT_EQ(out[1].meta(), (TensorMeta{DType::u8, c.out(), Device::cpu()})) << c;
+      const std::vector<uint8_t> argmax = out[1].to_vector<uint8_t>();
+      if (dtype == DType::f64)
+        reference_argmax = argmax;
+      else
+        EXPECT_EQ(argmax, reference_argmax) << c;
+      const Tensor dx =
+          apply(OpId::max_pool2d_grad_from_argmax, {out[1], g}, with_input_hw(c.attrs(), c.x));
+      EXPECT_EQ(values(dx), values(apply(OpId::max_pool2d_grad, {x, g}, c.attrs())))
+          << c << " " << dtype_name(dtype);
+    }
+  }
+}
+
+// A window position is kh * pool width + kw, padding cells counted: the one cell of a 1x1 image
+// sits at the middle (4) of a 3x3 'same' window.
+TEST(MaxPool2dWithArgmax, HandComputedPositions) {
+  const auto argmax_of = [](const Tensor& x, std::vector<int64_t> pool, bool same) {
+    const Attrs attrs{{"pool_size", pool}, {"strides", std::vector<int64_t>{1, 1}}, {"same", same}};
+    const std::vector<uint8_t> a =
+        apply_multi(OpId::max_pool2d_with_argmax, {x}, attrs)[1].to_vector<uint8_t>();
+    return std::vector<int>(a.begin(), a.end());
+  };
+  for (DType dtype : kBothPaths) {
+    const Tensor two_rows = ops::cast(tensor({1, 9, 2, 7, 3, 8}, {1, 2, 3, 1}), dtype);
+    EXPECT_EQ(argmax_of(two_rows, {2, 2}, false), (std::vector<int>{1, 0}));
+    const Tensor one_row = ops::cast(tensor({5, 6}, {1, 1, 2, 1}), dtype);
+    EXPECT_EQ(argmax_of(one_row, {2, 2}, true), (std::vector<int>{1, 0}));
+    EXPECT_EQ(argmax_of(ops::cast(tensor({4}, {1, 1, 1, 1}), dtype), {3, 3}, true),
+              (std::vector<int>{4}));
+  }
+}
+
 // ---- errors ----
 
 void expect_error(const std::function<void()>& fn, const std::vector<std::string>& parts) {
@@ -451,6 +503,20 @@ TEST(ConvPoolErrors, NameTheOpAndShapes) {
         (void)ops::avg_pool2d(zeros({1, 2, 2, 1}), {3, 3});
       },
       {"kiln::ops::avg_pool2d", "does not fit", "float32[1, 2, 2, 1]"});
+  const Attrs window17{{"pool_size", std::vector<int64_t>{17, 17}},
+                       {"strides", std::vector<int64_t>{1, 1}},
+                       {"same", false}};
+  expect_error(
+      [&] {
+        (void)apply_multi(OpId::max_pool2d_with_argmax, {zeros({1, 20, 20, 1})}, window17);
+      },
+      {"kiln::ops::max_pool2d_with_argmax", "17x17 window", "uint8 argmax"});
+  expect_error(
+      [] {
+        (void)apply(OpId::max_pool2d_grad_from_argmax, {zeros({1, 2, 2, 1}), zeros({1, 2, 2, 1})},
+                    with_input_hw(kPoolCases[0].attrs(), kPoolCases[0].x));
+      },
+      {"kiln::ops::max_pool2d_grad_from_argmax", "argmax float32[1, 2, 2, 1] is not uint8"});
 }
 
 // The backward ops infer their output from an attr; their kernels still reject an incoming

@@ -9,8 +9,8 @@
 namespace kiln::cpu::reference {
 namespace {
 
-// The input row of the largest value of channel c in output pixel o's window; the first in scan
-// order wins ties.
+// The window position (kh * kernel width + kw) of the largest value of channel c in output
+// pixel o's window; the first in scan order wins ties.
 template <typename T>
 int64_t window_argmax(const T* x, const PoolGeometry& g, const Pixel& o, int64_t c) {
   int64_t best = -1;
@@ -21,15 +21,41 @@ int64_t window_argmax(const T* x, const PoolGeometry& g, const Pixel& o, int64_t
     for (int64_t kw = 0; kw < g.w.kernel; ++kw) {
       const int64_t iw = g.w.input_at(o.w, kw);
       if (!g.w.inside(iw)) continue;
-      const int64_t r = row_of(o.n, ih, iw, g.h.in, g.w.in);
-      const double v = value_at(x, r * g.channels + c);
+      const double v = value_at(x, row_of(o.n, ih, iw, g.h.in, g.w.in) * g.channels + c);
       if (best < 0 || v > best_value) {
-        best = r;
+        best = kh * g.w.kernel + kw;
         best_value = v;
       }
     }
   }
   return best;
+}
+
+// The input row at window position `tap` of output pixel o.
+int64_t row_at_tap(const PoolGeometry& g, const Pixel& o, int64_t tap) {
+  return row_of(o.n, g.h.input_at(o.h, tap / g.w.kernel), g.w.input_at(o.w, tap % g.w.kernel),
+                g.h.in, g.w.in);
+}
+
+// Each output's gradient goes to the input at its window's argmax, tap_of(output row, c).
+// Windows overlap when strides are smaller than the pool, so this scatters, serially, into
+// double accumulators.
+template <typename TapOf>
+void scatter_to_argmax(const Tensor& g_out, const Tensor& dx, const PoolGeometry& g,
+                       TapOf&& tap_of) {
+  visit_float_dtype(dx.dtype(), "max_pool2d_grad", [&]<typename T>() {
+    const T* pg = static_cast<const T*>(g_out.raw_data());
+    std::vector<double> acc(static_cast<size_t>(dx.numel()), 0.0);
+    for (int64_t row = 0; row < g.batch * g.h.out * g.w.out; ++row) {
+      const Pixel o = pixel_of(row, g.h.out, g.w.out);
+      for (int64_t c = 0; c < g.channels; ++c) {
+        acc[row_at_tap(g, o, tap_of(row, o, c)) * g.channels + c] +=
+            value_at(pg, row * g.channels + c);
+      }
+    }
+    T* pdx = static_cast<T*>(dx.raw_data());
+    for (size_t i = 0; i < acc.size(); ++i) pdx[i] = convert_value<T>(acc[i]);
+  });
 }
 
 // The number of real (not padding) cells in output (oh, ow)'s window.
@@ -40,13 +66,21 @@ double window_count(const PoolGeometry& g, int64_t oh, int64_t ow) {
 }  // namespace
 
 void max_pool2d(const Tensor& x, const Tensor& out, const Attrs& attrs) {
+  max_pool2d_with_argmax(x, out, Tensor(), attrs);
+}
+
+void max_pool2d_with_argmax(const Tensor& x, const Tensor& out, const Tensor& argmax,
+                            const Attrs& attrs) {
   const PoolGeometry g = pool_geometry(x.shape(), attrs);
+  uint8_t* taps = argmax.defined() ? argmax.data<uint8_t>() : nullptr;
   visit_float_dtype(out.dtype(), "max_pool2d", [&]<typename T>() {
     const T* px = static_cast<const T*>(x.raw_data());
     const auto max_row = [&](int64_t row, double* acc) {
       const Pixel o = pixel_of(row, g.h.out, g.w.out);
       for (int64_t c = 0; c < g.channels; ++c) {
-        acc[c] = value_at(px, window_argmax(px, g, o, c) * g.channels + c);
+        const int64_t tap = window_argmax(px, g, o, c);
+        acc[c] = value_at(px, row_at_tap(g, o, tap) * g.channels + c);
+        if (taps != nullptr) taps[row * g.channels + c] = static_cast<uint8_t>(tap);
       }
     };
     accumulate_rows(static_cast<T*>(out.raw_data()), g.batch * g.h.out * g.w.out, g.channels,
@@ -54,22 +88,22 @@ void max_pool2d(const Tensor& x, const Tensor& out, const Attrs& attrs) {
   });
 }
 
-// Each output's gradient goes to its window's argmax. Windows overlap when strides are smaller
-// than the pool, so this one scatters, serially, into double accumulators.
 void max_pool2d_grad(const Tensor& x, const Tensor& g_out, const Tensor& dx, const Attrs& attrs) {
   const PoolGeometry g = pool_geometry(x.shape(), attrs);
-  visit_float_dtype(dx.dtype(), "max_pool2d_grad", [&]<typename T>() {
+  visit_float_dtype(x.dtype(), "max_pool2d_grad", [&]<typename T>() {
     const T* px = static_cast<const T*>(x.raw_data());
-    const T* pg = static_cast<const T*>(g_out.raw_data());
-    std::vector<double> acc(static_cast<size_t>(dx.numel()), 0.0);
-    for (int64_t row = 0; row < g.batch * g.h.out * g.w.out; ++row) {
-      const Pixel o = pixel_of(row, g.h.out, g.w.out);
-      for (int64_t c = 0; c < g.channels; ++c) {
-        acc[window_argmax(px, g, o, c) * g.channels + c] += value_at(pg, row * g.channels + c);
-      }
-    }
-    T* pdx = static_cast<T*>(dx.raw_data());
-    for (size_t i = 0; i < acc.size(); ++i) pdx[i] = convert_value<T>(acc[i]);
+    scatter_to_argmax(g_out, dx, g, [&](int64_t, const Pixel& o, int64_t c) {
+      return window_argmax(px, g, o, c);
+    });
+  });
+}
+
+void max_pool2d_grad_from_argmax(const Tensor& argmax, const Tensor& g_out, const Tensor& dx,
+                                 const Attrs& attrs) {
+  const PoolGeometry g = pool_geometry(dx.shape(), attrs);
+  const uint8_t* taps = argmax.data<uint8_t>();
+  scatter_to_argmax(g_out, dx, g, [&](int64_t row, const Pixel&, int64_t c) {
+    return static_cast<int64_t>(taps[row * g.channels + c]);
   });
 }
 

@@ -20,6 +20,12 @@ void conv2d_backprop_filter(const Tensor& x, const Tensor& g, const Tensor& dw, 
 // Pooling family, attrs pool_size, strides, same.
 void max_pool2d(const Tensor& x, const Tensor& out, const Attrs& attrs);
 void max_pool2d_grad(const Tensor& x, const Tensor& g, const Tensor& dx, const Attrs& attrs);
+// max_pool2d also writing each window's argmax position (uint8, kh * pool width + kw) into
+// argmax, unless it is undefined; the gradient from those positions.
+void max_pool2d_with_argmax(const Tensor& x, const Tensor& out, const Tensor& argmax,
+                            const Attrs& attrs);
+void max_pool2d_grad_from_argmax(const Tensor& argmax, const Tensor& g, const Tensor& dx,
+                                 const Attrs& attrs);
 void avg_pool2d(const Tensor& x, const Tensor& out, const Attrs& attrs);
 void avg_pool2d_grad(const Tensor& g, const Tensor& dx, const Attrs& attrs);
 
