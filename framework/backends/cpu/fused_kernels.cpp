@@ -91,6 +91,8 @@ void gather(const void* data, const BroadcastPlan<1>& plan, int64_t begin, int64
                       const In* s = src + off[0];
                       if (stride == 0) {
                         std::fill_n(d, len, static_cast<C>(s[0]));
+                      } else if (stride == 1) {
+                        std::copy_n(s, len, d);
                       } else {
                         for (int64_t i = 0; i < len; ++i) d[i] = static_cast<C>(s[i * stride]);
                       }
