@@ -9,19 +9,20 @@
 #include "engine/passes/graph_rewriter.h"
 #include "engine/passes/passes.h"
 #include "framework/ops/op_def.h"
+#include "framework/ops/pool_argmax_limit.h"
 
 namespace kiln::engine {
 namespace {
 
 // Whether the pool's argmax can be kept: its device has both ops' kernels, its window fits a
-// uint8 and the gradient's attrs can name its input's height and width.
+// uint8 as oneDNN stores it and the gradient's attrs can name its input's height and width.
 bool can_keep_argmax(const GraphNode& pool) {
   const auto device = static_cast<size_t>(pool.meta.device.type);
   if (op_def(OpId::max_pool2d_with_argmax).kernels[device] == nullptr ||
       op_def(OpId::max_pool2d_grad_from_argmax).kernels[device] == nullptr)
     return false;
   const std::vector<int64_t>& window = pool.attrs.get_ints("pool_size");
-  return window[0] * window[1] <= 256;
+  return window[0] * window[1] <= kMaxArgmaxWindowCells;
 }
 
 // The max_pool2d over max_pool2d_grad node `grad`'s input with its attrs, if there is one whose

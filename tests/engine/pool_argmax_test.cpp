@@ -98,5 +98,22 @@ TEST(PoolArgmax, TracedGradientsEqualEagerOnes) {
   }
 }
 
+// A float32 pool's argmax is oneDNN's uint8 workspace, which it keeps as uint8 for windows of at
+// most 255 cells: a 255-cell window keeps its argmax, a 256-cell one searches x again, and both
+// train.
+TEST(PoolArgmax, KeepsTheArgmaxOfWindowsUpTo255Cells) {
+  for (const auto& [pool, kept] : {std::pair{std::vector<int64_t>{15, 17}, true},
+                                   std::pair{std::vector<int64_t>{16, 16}, false}}) {
+    const Tensor x = coarse({2, pool[0], pool[1], 3}, 3);
+    const auto loss = [&](const std::vector<Tensor>& v) {
+      return ops::sum(ops::square(ops::max_pool2d(v[0], pool, pool, ops::Padding::valid)));
+    };
+    auto traced = function([&](const std::vector<Tensor>& v) { return grad(loss, v); });
+    EXPECT_EQ(traced({x})[0].to_vector<float>(), grad(loss, {x})[0].to_vector<float>());
+    const std::string text = traced.graph_text();
+    EXPECT_EQ(text.find("= max_pool2d_grad_from_argmax(") != std::string::npos, kept) << text;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::engine

@@ -72,8 +72,8 @@ struct MatmulShape {
   }
 };
 
-// The primitive path (bfloat16, batched float32) bound to its shapes: the cached primitive and
-// memory objects for a, b and the output, made once.
+// The primitive path (bfloat16, batched float32, float32 with a transposed b) bound to its shapes:
+// the cached primitive and memory objects for a, b and the output, made once.
 class MatmulCall {
  public:
   explicit MatmulCall(const KernelContext& c)

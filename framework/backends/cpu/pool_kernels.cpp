@@ -4,6 +4,7 @@
 #include "framework/backends/cpu/onednn_run.h"
 #include "framework/backends/cpu/reference/reference.h"
 #include "framework/backends/cpu/window_geometry.h"
+#include "framework/ops/pool_argmax_limit.h"
 
 namespace kiln::cpu {
 namespace {
@@ -97,12 +98,13 @@ constexpr bool trains(PoolOp op) {
 
 // The argmax ops hand oneDNN's workspace over as a tensor: that needs it to be one uint8 per
 // pooled value in the pooled value's layout, which is what oneDNN uses for max pooling windows
-// of at most 256 cells.
+// of at most kMaxArgmaxWindowCells (the op's meta inference refuses larger ones).
 void check_workspace_is_argmax(const PoolEntry& e) {
   const memory::desc argmax(e.descs.dst.dims(), memory::data_type::u8, memory::format_tag::nhwc);
-  KILN_CHECK(e.workspace == argmax,
-             "max_pool2d argmax: oneDNN's workspace for this pooling is not one uint8 per pooled "
-             "value in NHWC order");
+  KILN_CHECK(e.workspace == argmax, "max_pool2d argmax: oneDNN's workspace for this pooling (",
+             e.workspace.get_size(), " bytes of oneDNN data type ",
+             static_cast<int>(e.workspace.data_type()), ") is not one uint8 per pooled value (",
+             argmax.get_size(), " bytes) in NHWC order");
 }
 
 // One pooling op bound to its shapes: the cached primitives and their memory objects.

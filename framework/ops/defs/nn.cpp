@@ -3,6 +3,7 @@
 #include "framework/ops/defs/infer_helpers.h"
 #include "framework/ops/dispatch.h"
 #include "framework/ops/op_def.h"
+#include "framework/ops/pool_argmax_limit.h"
 
 namespace kiln {
 namespace {
@@ -140,8 +141,9 @@ TensorMeta infer_max_pool_grad(std::span<const TensorMeta> in, const Attrs& attr
 std::vector<TensorMeta> infer_pool_argmax(std::span<const TensorMeta>, const Attrs& attrs,
                                           const TensorMeta& pooled) {
   const auto& k = attrs.get_ints("pool_size");
-  KILN_SHAPE_CHECK(k[0] * k[1] <= 256, "a ", k[0], "x", k[1],
-                   " window has more positions than a uint8 argmax holds");
+  KILN_SHAPE_CHECK(k[0] * k[1] <= kMaxArgmaxWindowCells, "a ", k[0], "x", k[1],
+                   " window has more than the ", kMaxArgmaxWindowCells,
+                   " cells whose argmax is kept as uint8");
   return {{DType::u8, pooled.shape, pooled.device}};
 }
 // max_pool2d_grad_from_argmax inputs: (argmax, grad_out); pool attrs and input_hw [H, W] -> dx,
@@ -152,6 +154,7 @@ TensorMeta infer_max_pool_grad_from_argmax(std::span<const TensorMeta> in, const
                    describe(in[1]));
   KILN_SHAPE_CHECK(in[1].shape.rank() == 4, "the incoming gradient must be NHWC (rank 4)");
   const auto& hw = attrs.get_ints("input_hw");
+  KILN_SHAPE_CHECK(hw.size() == 2 && hw[0] >= 0 && hw[1] >= 0, "input_hw must be [height, width]");
   const TensorMeta x{in[1].dtype, Shape{in[1].shape[0], hw[0], hw[1], in[1].shape[3]},
                      in[1].device};
   check_incoming_grad(in[1], infer_pool(std::span<const TensorMeta>(&x, 1), attrs));

@@ -503,20 +503,29 @@ TEST(ConvPoolErrors, NameTheOpAndShapes) {
         (void)ops::avg_pool2d(zeros({1, 2, 2, 1}), {3, 3});
       },
       {"kiln::ops::avg_pool2d", "does not fit", "float32[1, 2, 2, 1]"});
-  const Attrs window17{{"pool_size", std::vector<int64_t>{17, 17}},
+  const Attrs window16{{"pool_size", std::vector<int64_t>{16, 16}},
                        {"strides", std::vector<int64_t>{1, 1}},
                        {"same", false}};
   expect_error(
       [&] {
-        (void)apply_multi(OpId::max_pool2d_with_argmax, {zeros({1, 20, 20, 1})}, window17);
+        (void)apply_multi(OpId::max_pool2d_with_argmax, {zeros({1, 20, 20, 1})}, window16);
       },
-      {"kiln::ops::max_pool2d_with_argmax", "17x17 window", "uint8 argmax"});
+      {"kiln::ops::max_pool2d_with_argmax", "16x16 window", "more than the 255 cells"});
   expect_error(
       [] {
         (void)apply(OpId::max_pool2d_grad_from_argmax, {zeros({1, 2, 2, 1}), zeros({1, 2, 2, 1})},
                     with_input_hw(kPoolCases[0].attrs(), kPoolCases[0].x));
       },
       {"kiln::ops::max_pool2d_grad_from_argmax", "argmax float32[1, 2, 2, 1] is not uint8"});
+  // The reference loops check each position (a 2x2 window has four).
+  expect_error(
+      [] {
+        const Tensor past_the_window = ops::cast(zeros({1, 2, 2, 1}) + 4.0, DType::u8);
+        (void)apply(OpId::max_pool2d_grad_from_argmax,
+                    {past_the_window, zeros({1, 2, 2, 1}, DType::f64)},
+                    with_input_hw(kPoolCases[0].attrs(), kPoolCases[0].x));
+      },
+      {"max_pool2d_grad_from_argmax", "argmax 4 of pooled value 0", "2x2 window", "4x4 input"});
 }
 
 // The backward ops infer their output from an attr; their kernels still reject an incoming

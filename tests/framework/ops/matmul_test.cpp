@@ -27,6 +27,9 @@ const std::vector<MatmulCase> kCases = {
     // Folded batches of many rows take the matmul primitive instead of sgemm.
     {{3, 3000, 9}, {9, 7}, false, false},
     {{3, 3000, 9}, {7, 9}, false, true},
+    // So do products with a transposed b of at least 2^21 multiply-adds.
+    {{256, 16}, {1024, 16}, false, true},
+    {{16, 256}, {1024, 16}, true, true},
 };
 
 TEST(Matmul, OneDnnMatchesReference) {

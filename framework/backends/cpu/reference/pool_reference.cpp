@@ -37,25 +37,34 @@ int64_t row_at_tap(const PoolGeometry& g, const Pixel& o, int64_t tap) {
                 g.h.in, g.w.in);
 }
 
+// Whether window position `tap` of output pixel o is a real cell of the input, not padding or
+// past the window.
+bool is_input_cell(const PoolGeometry& g, const Pixel& o, int64_t tap) {
+  return tap >= 0 && tap < g.h.kernel * g.w.kernel &&
+         g.h.inside(g.h.input_at(o.h, tap / g.w.kernel)) &&
+         g.w.inside(g.w.input_at(o.w, tap % g.w.kernel));
+}
+
 // Each output's gradient goes to the input at its window's argmax, tap_of(output row, c).
 // Windows overlap when strides are smaller than the pool, so this scatters, serially, into
 // double accumulators.
-template <typename TapOf>
-void scatter_to_argmax(const Tensor& g_out, const Tensor& dx, const PoolGeometry& g,
+template <typename T, typename TapOf>
+void scatter_to_argmax(const char* op, const Tensor& g_out, const Tensor& dx, const PoolGeometry& g,
                        TapOf&& tap_of) {
-  visit_float_dtype(dx.dtype(), "max_pool2d_grad", [&]<typename T>() {
-    const T* pg = static_cast<const T*>(g_out.raw_data());
-    std::vector<double> acc(static_cast<size_t>(dx.numel()), 0.0);
-    for (int64_t row = 0; row < g.batch * g.h.out * g.w.out; ++row) {
-      const Pixel o = pixel_of(row, g.h.out, g.w.out);
-      for (int64_t c = 0; c < g.channels; ++c) {
-        acc[row_at_tap(g, o, tap_of(row, o, c)) * g.channels + c] +=
-            value_at(pg, row * g.channels + c);
-      }
+  const T* pg = static_cast<const T*>(g_out.raw_data());
+  std::vector<double> acc(static_cast<size_t>(dx.numel()), 0.0);
+  for (int64_t row = 0; row < g.batch * g.h.out * g.w.out; ++row) {
+    const Pixel o = pixel_of(row, g.h.out, g.w.out);
+    for (int64_t c = 0; c < g.channels; ++c) {
+      const int64_t tap = tap_of(row, o, c);
+      KILN_CHECK(is_input_cell(g, o, tap), op, ": argmax ", tap, " of pooled value ",
+                 row * g.channels + c, " is not an input cell of its ", g.h.kernel, "x", g.w.kernel,
+                 " window over the ", g.h.in, "x", g.w.in, " input");
+      acc[row_at_tap(g, o, tap) * g.channels + c] += value_at(pg, row * g.channels + c);
     }
-    T* pdx = static_cast<T*>(dx.raw_data());
-    for (size_t i = 0; i < acc.size(); ++i) pdx[i] = convert_value<T>(acc[i]);
-  });
+  }
+  T* pdx = static_cast<T*>(dx.raw_data());
+  for (size_t i = 0; i < acc.size(); ++i) pdx[i] = convert_value<T>(acc[i]);
 }
 
 // The number of real (not padding) cells in output (oh, ow)'s window.
@@ -92,7 +101,7 @@ void max_pool2d_grad(const Tensor& x, const Tensor& g_out, const Tensor& dx, con
   const PoolGeometry g = pool_geometry(x.shape(), attrs);
   visit_float_dtype(x.dtype(), "max_pool2d_grad", [&]<typename T>() {
     const T* px = static_cast<const T*>(x.raw_data());
-    scatter_to_argmax(g_out, dx, g, [&](int64_t, const Pixel& o, int64_t c) {
+    scatter_to_argmax<T>("max_pool2d_grad", g_out, dx, g, [&](int64_t, const Pixel& o, int64_t c) {
       return window_argmax(px, g, o, c);
     });
   });
@@ -102,8 +111,11 @@ void max_pool2d_grad_from_argmax(const Tensor& argmax, const Tensor& g_out, cons
                                  const Attrs& attrs) {
   const PoolGeometry g = pool_geometry(dx.shape(), attrs);
   const uint8_t* taps = argmax.data<uint8_t>();
-  scatter_to_argmax(g_out, dx, g, [&](int64_t row, const Pixel&, int64_t c) {
-    return static_cast<int64_t>(taps[row * g.channels + c]);
+  visit_float_dtype(dx.dtype(), "max_pool2d_grad_from_argmax", [&]<typename T>() {
+    scatter_to_argmax<T>("max_pool2d_grad_from_argmax", g_out, dx, g,
+                         [&](int64_t row, const Pixel&, int64_t c) {
+                           return static_cast<int64_t>(taps[row * g.channels + c]);
+                         });
   });
 }
 
