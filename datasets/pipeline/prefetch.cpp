@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "datasets/dataset.h"
+#include "framework/backends/backend.h"
 #include "framework/core/error.h"
 
 namespace kiln::datasets {
@@ -46,6 +47,7 @@ class PrefetchIterator final : public ElementIterator {
 
  private:
   void produce() {
+    configure_background_thread();
     try {
       while (!stopping()) {
         std::optional<Element> e = upstream_->next();

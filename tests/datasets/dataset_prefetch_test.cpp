@@ -1,6 +1,7 @@
-// prefetch: same elements in the same order, errors re-thrown in the consumer, and a clean stop
-// when the iterator is destroyed mid-pass.
+// prefetch: same elements in the same order, errors re-thrown in the consumer, a clean stop
+// when the iterator is destroyed mid-pass, and kernels on the worker kept to its own thread.
 #include <gmock/gmock.h>
+#include <omp.h>
 
 #include <atomic>
 #include <thread>
@@ -53,6 +54,20 @@ TEST(Prefetch, DestroyingAnUnusedIteratorIsClean) {
   for (int i = 0; i < 20; ++i)
     (void)range_dataset(100).map([](const Element& e) { return e; }).prefetch(2).iterator();
   SUCCEED();
+}
+
+// Ops a pipeline runs on the worker compute there alone: an OpenMP team of their own would
+// compete with the training step's for the cores. The consumer keeps its pool.
+TEST(Prefetch, TheWorkerRunsKernelsOnItsOwnThread) {
+  const int pool = omp_get_max_threads();
+  std::atomic<int> worker_team{0};
+  const Dataset ds = range_dataset(4).map([&worker_team](const Element& e) {
+    worker_team = omp_get_max_threads();
+    return e;
+  });
+  EXPECT_EQ(values(ds.prefetch(2), 1).size(), 4u);
+  EXPECT_EQ(worker_team.load(), 1);
+  EXPECT_EQ(omp_get_max_threads(), pool);
 }
 
 TEST(Prefetch, RejectsAnEmptyBuffer) {

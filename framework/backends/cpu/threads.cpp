@@ -1,18 +1,35 @@
 #include <xmmintrin.h>
 
+#include "framework/backends/backend.h"
 #include "framework/backends/cpu/parallel.h"
 
-namespace kiln::cpu {
+namespace kiln {
+namespace cpu {
+namespace {
+
+void flush_denormals() {
+  constexpr unsigned kFlushToZero = 0x8000;
+  constexpr unsigned kDenormalsAreZero = 0x0040;
+  _mm_setcsr(_mm_getcsr() | kFlushToZero | kDenormalsAreZero);
+}
+
+}  // namespace
 
 void configure_threads() {
   // oneDNN's OpenMP kernels split work for the team size they ask for; a team shrunk by dynamic
   // adjustment (OMP_DYNAMIC=true on a loaded machine) leaves parts of a GEMM uncomputed.
   omp_set_dynamic(0);
-  constexpr unsigned kFlushToZero = 0x8000;
-  constexpr unsigned kDenormalsAreZero = 0x0040;
-  _mm_setcsr(_mm_getcsr() | kFlushToZero | kDenormalsAreZero);
+  flush_denormals();
 #pragma omp parallel
-  { _mm_setcsr(_mm_getcsr() | kFlushToZero | kDenormalsAreZero); }
+  { flush_denormals(); }
 }
 
-}  // namespace kiln::cpu
+}  // namespace cpu
+
+void configure_background_thread() {
+  // The team size is a per-thread setting: the model's thread keeps its pool.
+  omp_set_num_threads(1);
+  cpu::flush_denormals();
+}
+
+}  // namespace kiln
