@@ -102,8 +102,12 @@ TEST(PoolArgmax, TracedGradientsEqualEagerOnes) {
 // most 255 cells: a 255-cell window keeps its argmax, a 256-cell one searches x again, and both
 // train.
 TEST(PoolArgmax, KeepsTheArgmaxOfWindowsUpTo255Cells) {
-  for (const auto& [pool, kept] : {std::pair{std::vector<int64_t>{15, 17}, true},
-                                   std::pair{std::vector<int64_t>{16, 16}, false}}) {
+  struct Case {
+    std::vector<int64_t> pool;
+    bool kept;
+  };
+  for (const Case& c : {Case{{15, 17}, true}, Case{{16, 16}, false}}) {
+    const std::vector<int64_t>& pool = c.pool;
     const Tensor x = coarse({2, pool[0], pool[1], 3}, 3);
     const auto loss = [&](const std::vector<Tensor>& v) {
       return ops::sum(ops::square(ops::max_pool2d(v[0], pool, pool, ops::Padding::valid)));
@@ -111,7 +115,7 @@ TEST(PoolArgmax, KeepsTheArgmaxOfWindowsUpTo255Cells) {
     auto traced = function([&](const std::vector<Tensor>& v) { return grad(loss, v); });
     EXPECT_EQ(traced({x})[0].to_vector<float>(), grad(loss, {x})[0].to_vector<float>());
     const std::string text = traced.graph_text();
-    EXPECT_EQ(text.find("= max_pool2d_grad_from_argmax(") != std::string::npos, kept) << text;
+    EXPECT_EQ(text.find("= max_pool2d_grad_from_argmax(") != std::string::npos, c.kept) << text;
   }
 }
 
