@@ -64,8 +64,13 @@ struct CompileOptions {
   LossArg loss = {};
   std::vector<LossArg> losses = {};
   std::vector<double> loss_weights = {};  // per output; default 1
-  // Applied to every output (prefixed with the output's name when there are several).
+  // Applied to every output (prefixed with the output's name when there are several), unweighted:
+  // sample and class weights reach only the loss and weighted_metrics, as in Keras. An output's
+  // mask weighs its masked steps 0 in both.
   std::vector<MetricArg> metrics = {};
+  // Weighted by the sample (and class) weights; named "weighted_<name>" where a metric of the
+  // same name is in `metrics`.
+  std::vector<MetricArg> weighted_metrics = {};
   bool run_eagerly = false;
   // Batches per traced call: fewer calls into the engine on small models.
   int64_t steps_per_execution = 1;

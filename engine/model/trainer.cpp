@@ -1,5 +1,8 @@
 #include "engine/model/trainer.h"
 
+#include <set>
+#include <string>
+
 #include "engine/metrics/reduction_metrics.h"
 #include "engine/metrics/registry.h"
 #include "engine/model/model.h"
@@ -61,6 +64,18 @@ std::vector<Tensor> nth_group(const std::vector<Tensor>& all, int64_t i, int64_t
 // Output o's mask, or undefined when it has none.
 Tensor mask_of(const std::vector<Tensor>& masks, size_t o) {
   return o < masks.size() ? masks[o] : Tensor();
+}
+
+// A metric's log name, Keras's way: `prefix name`, or where that is taken `prefix name_1`, ... for
+// a second metric of the name and `prefix weighted_name` for a weighted one.
+std::string unique_metric_name(const std::string& prefix, const std::string& name, bool weighted,
+                               std::set<std::string>& taken) {
+  std::string base = prefix + name;
+  if (taken.contains(base) && weighted) base = prefix + "weighted_" + name;
+  std::string unique = base;
+  for (int k = 1; taken.contains(unique); ++k) unique = base + "_" + std::to_string(k);
+  taken.insert(unique);
+  return unique;
 }
 
 // Keras applies an output's mask to metrics as a sample weight: masked steps weigh 0.
@@ -160,18 +175,21 @@ void Trainer::prepare(const Batch& given) {
   const Batch batch = at_boundary(given);
 
   const bool several = batch.y.size() > 1;
-  for (const MetricArg& arg : options_.metrics) {
-    for (size_t o = 0; o < batch.y.size(); ++o) {
-      metrics::MetricPtr m = arg.metric && o == 0
-                                 ? arg.metric
-                                 : metrics::get(arg.metric ? arg.metric->name() : arg.name,
-                                                batch.y[o].shape(), probe[o].shape());
-      metrics_.emplace_back(o, m);
+  result_names_ = {"loss"};
+  std::set<std::string> taken;
+  for (const bool weighted : {false, true}) {
+    for (const MetricArg& arg : weighted ? options_.weighted_metrics : options_.metrics) {
+      for (size_t o = 0; o < batch.y.size(); ++o) {
+        metrics::MetricPtr m = arg.metric && o == 0
+                                   ? arg.metric
+                                   : metrics::get(arg.metric ? arg.metric->name() : arg.name,
+                                                  batch.y[o].shape(), probe[o].shape());
+        const std::string prefix = several ? model_.output_name(o) + "_" : "";
+        result_names_.push_back(unique_metric_name(prefix, m->name(), weighted, taken));
+        metrics_.push_back({o, std::move(m), weighted});
+      }
     }
   }
-  result_names_ = {"loss"};
-  for (const auto& [o, m] : metrics_)
-    result_names_.push_back(several ? model_.output_name(o) + "_" + m->name() : m->name());
 
   // Targets (and sample weights) vary where the predictions they go with do.
   std::vector<TensorSpec> signature = x_specs;
@@ -269,10 +287,13 @@ std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vecto
   const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
   loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
   const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
-  for (const auto& [o, m] : metrics_)
-    m->update_state(y[o], predictions[o], masked_weight(sw, mask_of(masks, o)));
+  for (const CompiledMetric& m : metrics_) {
+    const Tensor mask = mask_of(masks, m.output);
+    m.metric->update_state(y[m.output], predictions[m.output],
+                           m.weighted ? masked_weight(sw, mask) : masked_weight(Tensor(), mask));
+  }
   std::vector<Tensor> results{loss_tracker_->result()};
-  for (const auto& [o, m] : metrics_) results.push_back(m->result());
+  for (const CompiledMetric& m : metrics_) results.push_back(m.metric->result());
   return results;
 }
 
@@ -326,7 +347,7 @@ std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
 
 void Trainer::reset_metrics() {
   loss_tracker_->reset_state();
-  for (const auto& [o, m] : metrics_) m->reset_state();
+  for (const CompiledMetric& m : metrics_) m.metric->reset_state();
 }
 
 int64_t Trainer::optimizer_param_count() const {

@@ -91,8 +91,13 @@ class Trainer {
   optimizers::OptimizerPtr optimizer_;
   std::vector<losses::LossPtr> losses_;  // one per output
   std::shared_ptr<metrics::Mean> loss_tracker_;
-  std::vector<std::pair<size_t, metrics::MetricPtr>> metrics_;  // (output, metric)
-  std::vector<std::string> result_names_;                       // "loss", then metric names
+  struct CompiledMetric {
+    size_t output;
+    metrics::MetricPtr metric;
+    bool weighted;  // from weighted_metrics: takes the sample weights
+  };
+  std::vector<CompiledMetric> metrics_;
+  std::vector<std::string> result_names_;  // "loss", then metric names
   std::unique_ptr<StepFunction> train_step_;
   std::unique_ptr<StepFunction> train_steps_;  // steps_per_execution > 1: the batches concatenated
   std::unique_ptr<StepFunction> test_step_;

@@ -249,8 +249,10 @@ std::map<std::string, double> Model::evaluate(const Tensor& x, const Tensor& y,
 std::map<std::string, double> Model::evaluate(const std::vector<Tensor>& x,
                                               const std::vector<Tensor>& y,
                                               EvaluateOptions options) {
-  return evaluate(tensors_dataset(x, y, options.sample_weight).batch(options.batch_size),
-                  std::move(options));
+  // Built before `options` is moved into the call: argument order is unspecified.
+  const datasets::Dataset data =
+      tensors_dataset(x, y, options.sample_weight).batch(options.batch_size);
+  return evaluate(data, std::move(options));
 }
 
 std::map<std::string, double> Model::evaluate(const datasets::Dataset& data,

@@ -151,6 +151,27 @@ TEST(Fit, ClassWeightsScaleTheLoss) {
   EXPECT_NEAR(b.history.at("loss")[0], 2 * a.history.at("loss")[0], 1e-5);
 }
 
+// Keras weighs only the loss and weighted_metrics by sample weights; `metrics` stay unweighted,
+// and a weighted metric of a name already logged becomes weighted_<name>.
+TEST(Fit, SampleWeightsReachWeightedMetricsOnly) {
+  const Blobs data = blobs(64, 7);
+  auto model = classifier(4, {.loss = losses_from_logits(),
+                              .metrics = {"accuracy", "accuracy"},
+                              .weighted_metrics = {"accuracy"}});
+  // Only the first half counts for the weighted metric.
+  const Tensor weight = ops::cast(ops::less(arange(64), 32), DType::f32);
+  const auto logs =
+      model->evaluate(data.x, data.y, {.batch_size = 16, .verbose = 0, .sample_weight = weight});
+  const Tensor correct = ops::cast(
+      ops::equal(ops::argmax(model->predict(data.x, {.verbose = 0}), 1), data.y), DType::f32);
+  const double all = ops::mean(correct).item<double>();
+  const double first_half = ops::mean(ops::slice(correct, {0}, {32})).item<double>();
+  ASSERT_NE(all, first_half);  // the data must tell the two apart
+  EXPECT_NEAR(logs.at("accuracy"), all, 1e-6);
+  EXPECT_NEAR(logs.at("accuracy_1"), all, 1e-6);
+  EXPECT_NEAR(logs.at("weighted_accuracy"), first_half, 1e-6);
+}
+
 TEST(Fit, RegularizationPenaltyJoinsTheLoss) {
   const Blobs data = blobs(32, 6);
   random::set_seed(1);
