@@ -14,15 +14,19 @@ void EarlyStopping::on_train_begin(const Logs&) {
   wait_ = 0;
   stopped_epoch_ = -1;
   best_epoch_ = -1;
-  best_ = options_.baseline ? *options_.baseline : monitor_.worst();
+  // Keras 3 starts from the worst value: a baseline only decides whether patience restarts, so
+  // the best epoch (and its weights) is found even when none beats the baseline.
+  best_ = monitor_.worst();
   best_weights_.clear();
 }
 
 void EarlyStopping::on_epoch_end(int epoch, const Logs& logs) {
   const std::optional<double> current = monitor_.value(logs, "EarlyStopping");
   if (!current || epoch < options_.start_from_epoch) return;
-  if (options_.restore_best_weights && best_weights_.empty())
+  if (options_.restore_best_weights && best_weights_.empty()) {
     best_weights_ = model().get_weights();  // so there is something to restore
+    best_epoch_ = epoch;
+  }
   ++wait_;
   if (monitor_.improves(*current, best_)) {
     best_ = *current;

@@ -48,6 +48,29 @@ TEST(Callbacks, EarlyStoppingStopsAfterPatienceAndRestoresTheBestWeights) {
   EXPECT_EQ(model->get_weights()[0].to_vector<float>(), best[0].to_vector<float>());
 }
 
+// Keras 3: the best value starts at the worst, not at the baseline; patience restarts only on an
+// epoch that beats both. No epoch beats 0.5 here, so patience runs from the first epoch, and the
+// best one (1) is still restored.
+TEST(Callbacks, EarlyStoppingBaselineDelaysPatienceAndTheBestEpochIsKept) {
+  auto model = regression_model();
+  EarlyStopping stop(
+      {.monitor = "val_loss", .patience = 2, .baseline = 0.5, .restore_best_weights = true});
+  stop.set_model(model.get());
+  stop.on_train_begin({});
+  stop.on_epoch_end(0, {{"val_loss", 0.9}});
+  model->set_weights({ones({2, 1}), ones({1})});
+  const std::vector<Tensor> best = model->get_weights();
+  stop.on_epoch_end(1, {{"val_loss", 0.7}});
+  EXPECT_FALSE(model->stop_training);
+  model->set_weights({zeros({2, 1}), zeros({1})});
+  stop.on_epoch_end(2, {{"val_loss", 0.8}});
+  EXPECT_TRUE(model->stop_training);
+  EXPECT_EQ(stop.stopped_epoch(), 2);
+  EXPECT_EQ(stop.best_epoch(), 1);
+  stop.on_train_end({});
+  EXPECT_EQ(model->get_weights()[0].to_vector<float>(), best[0].to_vector<float>());
+}
+
 TEST(Callbacks, EarlyStoppingVerboseSaysWhenItStopsAndRestores) {
   auto model = regression_model();
   EarlyStopping stop({.patience = 0, .restore_best_weights = true, .verbose = 1});
