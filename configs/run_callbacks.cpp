@@ -20,7 +20,7 @@ void LatestCheckpoint::on_train_batch_end(int64_t batch, const Logs&) {
   model().stop_training = true;
 }
 
-void LatestCheckpoint::on_epoch_end(int epoch, const Logs&) {
+void LatestCheckpoint::on_epoch_end(int epoch, Logs&) {
   if (!interrupted_) saving::save_checkpoint(model(), path_, {epoch + 1, 0}, run_config_);
 }
 

@@ -19,7 +19,7 @@ class LatestCheckpoint : public Callback {
       : path_(std::move(path)), run_config_(std::move(run_config)) {}
   void on_epoch_begin(int epoch, const Logs&) override { epoch_ = epoch; }
   void on_train_batch_end(int64_t batch, const Logs&) override;
-  void on_epoch_end(int epoch, const Logs&) override;
+  void on_epoch_end(int epoch, Logs&) override;
   bool interrupted() const { return interrupted_; }
 
  private:

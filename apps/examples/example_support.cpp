@@ -72,7 +72,7 @@ void EpochTimer::on_epoch_begin(int, const Logs&) {
   start_ = std::chrono::steady_clock::now();
 }
 
-void EpochTimer::on_epoch_end(int, const Logs&) {
+void EpochTimer::on_epoch_end(int, Logs&) {
   seconds_.push_back(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
 }

@@ -36,7 +36,7 @@ datasets::FashionMnist load_data(const ExampleOptions& options);
 class EpochTimer : public Callback {
  public:
   void on_epoch_begin(int epoch, const Logs& logs) override;
-  void on_epoch_end(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
   const std::vector<double>& seconds() const { return seconds_; }
 
  private:

@@ -14,7 +14,7 @@ class History : public Callback {
   std::vector<int> epoch;
 
   void on_train_begin(const Logs&) override { epoch.clear(); }
-  void on_epoch_end(int e, const Logs& logs) override {
+  void on_epoch_end(int e, Logs& logs) override {
     epoch.push_back(e);
     for (const auto& [name, value] : logs) history[name].push_back(value);
   }

@@ -186,7 +186,8 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
   const int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : steps_of(data);
   auto history = std::make_shared<History>();
   std::vector<CallbackPtr> user = options.callbacks;
-  user.insert(user.begin(), history);
+  // After the user's callbacks, as in Keras, so it records what they add to an epoch's logs.
+  user.push_back(history);
   const CallbackList callbacks(*this, user, options.verbose, options.epochs, steps);
   const size_t inputs = model_inputs(*this);
   const size_t outputs = num_outputs();

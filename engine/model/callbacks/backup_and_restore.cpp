@@ -37,7 +37,7 @@ void BackupAndRestore::on_train_batch_end(int64_t batch, const Logs&) {
   save(epoch_, batch + 1);
 }
 
-void BackupAndRestore::on_epoch_end(int epoch, const Logs&) {
+void BackupAndRestore::on_epoch_end(int epoch, Logs&) {
   if (options_.save_freq == 0) save(epoch + 1, 0);
 }
 

@@ -29,7 +29,7 @@ class BackupAndRestore : public Callback {
   void on_train_begin(const Logs&) override;
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs&) override;
-  void on_epoch_end(int epoch, const Logs&) override;
+  void on_epoch_end(int epoch, Logs&) override;
   void on_train_end(const Logs&) override;
 
   const std::string& path() const { return path_; }

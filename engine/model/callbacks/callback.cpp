@@ -1,5 +1,7 @@
 #include "engine/model/callbacks/callback.h"
 
+#include "engine/model/model.h"
+#include "engine/model/trainer.h"
 #include "framework/core/error.h"
 
 namespace kiln {
@@ -7,6 +9,10 @@ namespace kiln {
 Model& Callback::model() const {
   KILN_CHECK(model_ != nullptr, "this callback is not attached to a model (pass it to fit)");
   return *model_;
+}
+
+void log_learning_rate(Model& model, Logs& logs) {
+  logs["learning_rate"] = model.trainer().optimizer().learning_rate();
 }
 
 }  // namespace kiln

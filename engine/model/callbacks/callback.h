@@ -32,7 +32,9 @@ class Callback {
   virtual void on_train_begin(const Logs&) {}
   virtual void on_train_end(const Logs&) {}
   virtual void on_epoch_begin(int /*epoch*/, const Logs&) {}
-  virtual void on_epoch_end(int /*epoch*/, const Logs&) {}
+  // The epoch's logs, which a callback may add to as Keras's do: fit calls the user's callbacks
+  // first, then History and the progress bar, which record what they added.
+  virtual void on_epoch_end(int /*epoch*/, Logs&) {}
   virtual void on_train_batch_begin(int64_t /*batch*/, const Logs&) {}
   virtual void on_train_batch_end(int64_t /*batch*/, const Logs&) {}
   virtual void on_test_begin(const Logs&) {}
@@ -50,5 +52,9 @@ class Callback {
 };
 
 using CallbackPtr = std::shared_ptr<Callback>;
+
+// Sets logs["learning_rate"] to the model's optimizer's rate, as Keras's learning-rate callbacks
+// do at an epoch's end.
+void log_learning_rate(Model& model, Logs& logs);
 
 }  // namespace kiln

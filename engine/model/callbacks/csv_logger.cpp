@@ -29,7 +29,7 @@ void CSVLogger::on_train_begin(const Logs&) {
   if (has_header) keys_.emplace_back();  // marks the header as written
 }
 
-void CSVLogger::on_epoch_end(int epoch, const Logs& logs) {
+void CSVLogger::on_epoch_end(int epoch, Logs& logs) {
   if (keys_.empty() || (keys_.size() == 1 && keys_[0].empty())) {
     const bool write_header = keys_.empty();
     keys_.clear();

@@ -16,7 +16,7 @@ class CSVLogger : public Callback {
   CSVLogger& operator=(const CSVLogger&) = delete;
 
   void on_train_begin(const Logs&) override;
-  void on_epoch_end(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_end(const Logs&) override;
 
  private:

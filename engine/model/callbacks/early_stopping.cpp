@@ -20,7 +20,7 @@ void EarlyStopping::on_train_begin(const Logs&) {
   best_weights_.clear();
 }
 
-void EarlyStopping::on_epoch_end(int epoch, const Logs& logs) {
+void EarlyStopping::on_epoch_end(int epoch, Logs& logs) {
   const std::optional<double> current = monitor_.value(logs, "EarlyStopping");
   if (!current || epoch < options_.start_from_epoch) return;
   if (options_.restore_best_weights && best_weights_.empty()) {

@@ -25,7 +25,7 @@ class EarlyStopping : public Callback {
   explicit EarlyStopping(EarlyStoppingOptions options = {});
 
   void on_train_begin(const Logs&) override;
-  void on_epoch_end(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_end(const Logs&) override;
 
   int stopped_epoch() const { return stopped_epoch_; }  // -1 when it did not stop fit

@@ -47,7 +47,7 @@ void ModelCheckpoint::on_train_batch_end(int64_t batch, const Logs& logs) {
   save(epoch_, batch, epoch_, batch + 1, logs);
 }
 
-void ModelCheckpoint::on_epoch_end(int epoch, const Logs& logs) {
+void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
   if (options_.save_freq == 0) save(epoch, -1, epoch + 1, 0, logs);
 }
 

@@ -106,7 +106,7 @@ void ProgbarLogger::on_train_batch_end(int64_t batch, const Logs& logs) {
   update(batch + 1, logs, false);
 }
 
-void ProgbarLogger::on_epoch_end(int, const Logs& logs) {
+void ProgbarLogger::on_epoch_end(int, Logs& logs) {
   update(seen_, logs, true);
 }
 

@@ -18,7 +18,7 @@ class ProgbarLogger : public Callback {
   void on_train_begin(const Logs&) override { mode_ = Mode::train; }
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
-  void on_epoch_end(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
   void on_test_begin(const Logs&) override;
   void on_test_batch_end(int64_t batch, const Logs& logs) override;
   void on_test_end(const Logs& logs) override;

@@ -21,7 +21,8 @@ void ReduceLROnPlateau::on_train_begin(const Logs&) {
   cooldown_left_ = 0;
 }
 
-void ReduceLROnPlateau::on_epoch_end(int epoch, const Logs& logs) {
+void ReduceLROnPlateau::on_epoch_end(int epoch, Logs& logs) {
+  log_learning_rate(model(), logs);  // the rate this epoch trained at, before any cut
   const std::optional<double> current = monitor_.value(logs, "ReduceLROnPlateau");
   if (!current) return;
   if (cooldown_left_ > 0) {

@@ -22,7 +22,7 @@ class ReduceLROnPlateau : public Callback {
  public:
   explicit ReduceLROnPlateau(ReduceLROnPlateauOptions options = {});
   void on_train_begin(const Logs&) override;
-  void on_epoch_end(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
 
  private:
   ReduceLROnPlateauOptions options_;

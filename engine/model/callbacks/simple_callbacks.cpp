@@ -17,6 +17,10 @@ void LearningRateScheduler::on_epoch_begin(int epoch, const Logs&) {
                 rate);
 }
 
+void LearningRateScheduler::on_epoch_end(int, Logs& logs) {
+  log_learning_rate(model(), logs);
+}
+
 void TerminateOnNaN::on_train_batch_end(int64_t batch, const Logs& logs) {
   const auto it = logs.find("loss");
   if (it == logs.end() || std::isfinite(it->second)) return;
@@ -27,7 +31,7 @@ void TerminateOnNaN::on_train_batch_end(int64_t batch, const Logs& logs) {
 void LambdaCallback::on_epoch_begin(int epoch, const Logs& logs) {
   if (hooks_.on_epoch_begin) hooks_.on_epoch_begin(epoch, logs);
 }
-void LambdaCallback::on_epoch_end(int epoch, const Logs& logs) {
+void LambdaCallback::on_epoch_end(int epoch, Logs& logs) {
   if (hooks_.on_epoch_end) hooks_.on_epoch_end(epoch, logs);
 }
 void LambdaCallback::on_train_batch_begin(int64_t batch, const Logs& logs) {

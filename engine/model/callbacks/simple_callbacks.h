@@ -14,6 +14,7 @@ class LearningRateScheduler : public Callback {
   explicit LearningRateScheduler(Schedule schedule, int verbose = 0)
       : schedule_(std::move(schedule)), verbose_(verbose) {}
   void on_epoch_begin(int epoch, const Logs&) override;
+  void on_epoch_end(int epoch, Logs& logs) override;  // logs the epoch's learning_rate
 
  private:
   Schedule schedule_;
@@ -40,7 +41,7 @@ class LambdaCallback : public Callback {
  public:
   explicit LambdaCallback(LambdaCallbackHooks hooks) : hooks_(std::move(hooks)) {}
   void on_epoch_begin(int epoch, const Logs& logs) override;
-  void on_epoch_end(int epoch, const Logs& logs) override;
+  void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_batch_begin(int64_t batch, const Logs& logs) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
   void on_train_begin(const Logs& logs) override;

@@ -23,6 +23,12 @@
 namespace kiln {
 namespace {
 
+// Ends an epoch with these logs, which the callback may add to; returns them.
+Logs end_epoch(Callback& callback, int epoch, Logs logs) {
+  callback.on_epoch_end(epoch, logs);
+  return logs;
+}
+
 std::unique_ptr<Sequential> regression_model() {
   auto model = std::make_unique<Sequential>(
       std::vector<layers::LayerRef>{layers::Input({2}), layers::Dense(1)});
@@ -36,11 +42,11 @@ TEST(Callbacks, EarlyStoppingStopsAfterPatienceAndRestoresTheBestWeights) {
   stop.set_model(model.get());
   stop.on_train_begin({});
   const std::vector<Tensor> best = model->get_weights();
-  stop.on_epoch_end(0, {{"val_loss", 1.0}});
+  end_epoch(stop, 0, {{"val_loss", 1.0}});
   model->set_weights({ones({2, 1}), ones({1})});
-  stop.on_epoch_end(1, {{"val_loss", 1.5}});
+  end_epoch(stop, 1, {{"val_loss", 1.5}});
   EXPECT_FALSE(model->stop_training);
-  stop.on_epoch_end(2, {{"val_loss", 1.2}});
+  end_epoch(stop, 2, {{"val_loss", 1.2}});
   EXPECT_TRUE(model->stop_training);
   EXPECT_EQ(stop.stopped_epoch(), 2);
   EXPECT_EQ(stop.best_epoch(), 0);
@@ -57,13 +63,13 @@ TEST(Callbacks, EarlyStoppingBaselineDelaysPatienceAndTheBestEpochIsKept) {
       {.monitor = "val_loss", .patience = 2, .baseline = 0.5, .restore_best_weights = true});
   stop.set_model(model.get());
   stop.on_train_begin({});
-  stop.on_epoch_end(0, {{"val_loss", 0.9}});
+  end_epoch(stop, 0, {{"val_loss", 0.9}});
   model->set_weights({ones({2, 1}), ones({1})});
   const std::vector<Tensor> best = model->get_weights();
-  stop.on_epoch_end(1, {{"val_loss", 0.7}});
+  end_epoch(stop, 1, {{"val_loss", 0.7}});
   EXPECT_FALSE(model->stop_training);
   model->set_weights({zeros({2, 1}), zeros({1})});
-  stop.on_epoch_end(2, {{"val_loss", 0.8}});
+  end_epoch(stop, 2, {{"val_loss", 0.8}});
   EXPECT_TRUE(model->stop_training);
   EXPECT_EQ(stop.stopped_epoch(), 2);
   EXPECT_EQ(stop.best_epoch(), 1);
@@ -77,8 +83,8 @@ TEST(Callbacks, EarlyStoppingVerboseSaysWhenItStopsAndRestores) {
   stop.set_model(model.get());
   stop.on_train_begin({});
   testing::internal::CaptureStdout();
-  stop.on_epoch_end(0, {{"val_loss", 1.0}});
-  stop.on_epoch_end(1, {{"val_loss", 2.0}});
+  end_epoch(stop, 0, {{"val_loss", 1.0}});
+  end_epoch(stop, 1, {{"val_loss", 2.0}});
   stop.on_train_end({});
   EXPECT_EQ(testing::internal::GetCapturedStdout(),
             "Epoch 2: early stopping\n"
@@ -90,10 +96,10 @@ TEST(Callbacks, EarlyStoppingModeAutoTreatsAccuracyAsHigherIsBetter) {
   EarlyStopping stop({.monitor = "val_accuracy", .patience = 1});
   stop.set_model(model.get());
   stop.on_train_begin({});
-  stop.on_epoch_end(0, {{"val_accuracy", 0.5}});
-  stop.on_epoch_end(1, {{"val_accuracy", 0.7}});
+  end_epoch(stop, 0, {{"val_accuracy", 0.5}});
+  end_epoch(stop, 1, {{"val_accuracy", 0.7}});
   EXPECT_FALSE(model->stop_training);
-  stop.on_epoch_end(2, {{"val_accuracy", 0.6}});
+  end_epoch(stop, 2, {{"val_accuracy", 0.6}});
   EXPECT_TRUE(model->stop_training);
 }
 
@@ -103,14 +109,16 @@ TEST(Callbacks, ReduceLROnPlateauCutsTheRateAfterPatienceThenCoolsDown) {
   ReduceLROnPlateau reduce({.monitor = "loss", .factor = 0.5, .patience = 2, .cooldown = 2});
   reduce.set_model(model.get());
   reduce.on_train_begin({});
-  for (int epoch = 0; epoch < 3; ++epoch) reduce.on_epoch_end(epoch, {{"loss", 1.0}});
+  for (int epoch = 0; epoch < 2; ++epoch) end_epoch(reduce, epoch, {{"loss", 1.0}});
+  // An epoch logs the rate it trained at, before a cut.
+  EXPECT_NEAR(end_epoch(reduce, 2, {{"loss", 1.0}}).at("learning_rate"), 0.1, 1e-7);
   EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.05, 1e-7);
   // As in Keras, the epoch that ends the cooldown already counts toward patience: epoch 3 cools
   // down, epochs 4 and 5 wait, and epoch 5 cuts again.
-  reduce.on_epoch_end(3, {{"loss", 1.0}});
-  reduce.on_epoch_end(4, {{"loss", 1.0}});
+  end_epoch(reduce, 3, {{"loss", 1.0}});
+  end_epoch(reduce, 4, {{"loss", 1.0}});
   EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.05, 1e-7);
-  reduce.on_epoch_end(5, {{"loss", 1.0}});
+  end_epoch(reduce, 5, {{"loss", 1.0}});
   EXPECT_NEAR(model->trainer().optimizer().learning_rate(), 0.025, 1e-7);
 }
 
@@ -141,6 +149,33 @@ TEST(Callbacks, CsvLoggerAndSchedulerAndLambdaDuringFit) {
   std::filesystem::remove(path);
   // The traced step read the new rates without retracing.
   EXPECT_EQ(model->trainer().train_stats().traces, 1);
+}
+
+// As in Keras, the learning-rate callbacks add the epoch's rate to its logs, and History and a
+// CSVLogger after them record it.
+TEST(Callbacks, LearningRateReachesHistoryAndLaterCallbacks) {
+  auto model = regression_model();
+  const Tensor x = ops::reshape(arange(0, 16, 1, DType::f32), {8, 2}) * 0.1;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kiln_learning_rate_log_test.csv").string();
+  const History history =
+      model->fit(x, ops::sum(x, {1}, true),
+                 {.batch_size = 4,
+                  .epochs = 2,
+                  .verbose = 0,
+                  .callbacks = {std::make_shared<LearningRateScheduler>(
+                                    [](int epoch, double) { return 0.1 / (epoch + 1); }),
+                                std::make_shared<CSVLogger>(path)}});
+  const std::vector<double>& rates = history.history.at("learning_rate");
+  ASSERT_EQ(rates.size(), 2u);
+  EXPECT_NEAR(rates[0], 0.1, 1e-7);
+  EXPECT_NEAR(rates[1], 0.05, 1e-7);
+  std::ifstream in(path);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, "epoch,learning_rate,loss");
+  in.close();
+  std::filesystem::remove(path);
 }
 
 TEST(Callbacks, TerminateOnNaNStopsTraining) {
