@@ -89,6 +89,11 @@ void Layer::build_from(const std::vector<Shape>& input_shapes) {
   built_ = true;
 }
 
+void Layer::set_trainable(bool trainable) {
+  trainable_ = trainable;
+  for (const std::shared_ptr<Layer>& layer : sublayers_) layer->set_trainable(trainable);
+}
+
 std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& inputs,
                                       const CallContext& context) {
   try {
@@ -99,7 +104,7 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& inputs,
     }
     std::vector<Tensor> cast_inputs = inputs;
     for (Tensor& t : cast_inputs)
-      if (t.defined() && is_floating(t.dtype()) && t.dtype() != policy_.compute)
+      if (autocast_ && t.defined() && is_floating(t.dtype()) && t.dtype() != policy_.compute)
         t = ops::cast(t, policy_.compute);
     return call(cast_inputs, context);
   } catch (const Error& e) {

@@ -113,7 +113,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   const std::string& name() const;
   bool built() const { return built_; }
   bool trainable() const { return trainable_; }
-  void set_trainable(bool trainable) { trainable_ = trainable; }
+  // Keras's setter: this layer and every sublayer, so a frozen model's BatchNormalization layers
+  // run in inference mode too.
+  void set_trainable(bool trainable);
   const DTypePolicy& dtype_policy() const { return policy_; }
   const Shape& input_shape_arg() const { return input_shape_; }
   bool supports_masking() const { return supports_masking_; }
@@ -159,6 +161,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   Tensor read(const Variable& weight) const;
   // Layers that pass masks through unchanged (elementwise ones) set this.
   bool supports_masking_ = false;
+  // Floating inputs are cast to the compute dtype before call(); layers that read them at full
+  // precision (Embedding's ids, LayerNormalization's statistics) turn this off, as in Keras.
+  bool autocast_ = true;
 
  private:
   std::vector<KerasTensor> call_symbolic(std::shared_ptr<Layer> self,

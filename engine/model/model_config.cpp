@@ -264,7 +264,8 @@ LayerPtr Model::from_config(const Config& config) {
   auto model =
       std::make_shared<Model>(graph.io_tensors(config["input_layers"], "input_layers"),
                               graph.io_tensors(config["output_layers"], "output_layers"), name);
-  model->set_trainable(config.get_bool("trainable", true));
+  // Only a frozen model is set: its layers keep the flags of their own configs otherwise.
+  if (!config.get_bool("trainable", true)) model->set_trainable(false);
   return model;
 }
 

@@ -24,6 +24,7 @@ Embedding::Embedding(int64_t input_dim, int64_t output_dim, EmbeddingOptions opt
              "Embedding: input_dim and output_dim must be positive, got ", input_dim, " and ",
              output_dim);
   options_.embeddings_initializer = initializer_alias(options_.embeddings_initializer);
+  autocast_ = false;  // float ids above 2048 would round in float16
 }
 
 void Embedding::build(const std::vector<Shape>&) {

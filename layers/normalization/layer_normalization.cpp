@@ -14,6 +14,7 @@ LayerNormalization::LayerNormalization(LayerNormalizationOptions options)
   KILN_CHECK(options_.epsilon > 0, "LayerNormalization: epsilon must be positive, got ",
              options_.epsilon);
   supports_masking_ = true;
+  autocast_ = false;  // statistics of the input as given, not of its half-precision copy
 }
 
 void LayerNormalization::build(const std::vector<Shape>& input_shapes) {
