@@ -4,6 +4,7 @@
 // by the layer's seed variable, so traced steps draw fresh masks without retracing.
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "layers/layer.h"
 #include "layers/random/seed_generator.h"
@@ -12,6 +13,10 @@ namespace kiln::layers {
 
 struct DropoutOptions {
   std::optional<int64_t> seed = std::nullopt;
+  // The shape of the keep mask, broadcast over the input: one entry per input axis, each 1 (the
+  // same choice all along that axis, e.g. every timestep), -1 (Keras's None: the input's size)
+  // or the input's size. Empty: the input's shape.
+  std::vector<int64_t> noise_shape = {};
   KILN_LAYER_ARGS_FIELDS
 };
 
@@ -26,8 +31,13 @@ class Dropout : public Layer {
   Config get_config() const override;
 
  private:
+  // A tensor of the keep mask's shape, from x (whose batch size may be known only at run time).
+  Tensor mask_template(const Tensor& x) const;
+  Config noise_shape_config() const;  // Keras's list, null for -1
+
   double rate_;
   std::optional<int64_t> seed_;
+  std::vector<int64_t> noise_shape_;
   SeedGenerator seed_generator_;
 };
 
