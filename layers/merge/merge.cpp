@@ -1,5 +1,7 @@
 #include "layers/merge/merge.h"
 
+#include <algorithm>
+
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
 #include "layers/layer_config.h"
@@ -19,7 +21,14 @@ Tensor fold(const std::vector<Tensor>& inputs, Op op) {
 
 std::vector<Tensor> Merge::call(const std::vector<Tensor>& inputs, const CallContext&) {
   KILN_CHECK(!inputs.empty(), "a merge layer needs a list of at least one input");
-  return {merge(inputs)};
+  // Inputs of lower rank gain axes after the batch axis, as in Keras: [B, C] merges with
+  // [B, T, C] as [B, 1, C], never lining its batch axis up with T.
+  int rank = 0;
+  for (const Tensor& x : inputs) rank = std::max(rank, x.rank());
+  std::vector<Tensor> same_rank = inputs;
+  for (Tensor& x : same_rank)
+    while (x.rank() < rank) x = ops::expand_dims(x, 1);
+  return {merge(same_rank)};
 }
 
 std::vector<Tensor> Merge::compute_mask(const std::vector<Tensor>&,
