@@ -310,16 +310,23 @@ int64_t Layer::count_params() const {
 
 Tensor Layer::regularization_loss() const {
   Tensor total;
+  std::vector<const Layer*> seen;
+  add_penalties(total, seen, true);
+  return total;
+}
+
+void Layer::add_penalties(Tensor& total, std::vector<const Layer*>& seen,
+                          bool parent_trainable) const {
+  if (std::find(seen.begin(), seen.end(), this) != seen.end()) return;
+  seen.push_back(this);
+  // Keras penalizes the trainable weights, each once: a frozen layer's are constants.
+  const bool trainable = parent_trainable && trainable_;
   for (size_t i = 0; i < weights_.size(); ++i) {
-    if (!regularizers_[i]) continue;
+    if (!regularizers_[i] || !trainable || !weights_[i].trainable()) continue;
     const Tensor penalty = (*regularizers_[i])(ops::cast(weights_[i].value(), DType::f32));
     total = total.defined() ? total + penalty : penalty;
   }
-  for (const auto& layer : sublayers_) {
-    const Tensor sub = layer->regularization_loss();
-    if (sub.defined()) total = total.defined() ? total + sub : sub;
-  }
-  return total;
+  for (const auto& layer : sublayers_) layer->add_penalties(total, seen, trainable);
 }
 
 LayerRef::LayerRef(const KerasTensor& input) {

@@ -130,7 +130,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   std::vector<Variable> random_states() const;
   // The tracked sublayers (a model's layers, a wrapper's inner layer).
   const std::vector<std::shared_ptr<Layer>>& sublayers() const { return sublayers_; }
-  // The sum of every weight regularizer's penalty (undefined when there are none).
+  // The sum of the regularizers' penalties on the trainable weights, a shared layer's once
+  // (undefined when there are none).
   Tensor regularization_loss() const;
 
   // Builds from shapes without calling (what Keras's model.build does).
@@ -171,6 +172,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void collect_weights(std::vector<Variable>& out, std::vector<const Layer*>& seen) const;
   void collect_trainable(std::vector<Variable>& out, std::vector<const Layer*>& seen,
                          bool want_trainable, bool parent_trainable = true) const;
+  // Adds the penalties of the trainable weights under this layer not yet seen to total.
+  void add_penalties(Tensor& total, std::vector<const Layer*>& seen, bool parent_trainable) const;
 
   mutable std::string name_;  // given on first use (see name())
   bool trainable_ = true;

@@ -185,6 +185,19 @@ TEST(Fit, RegularizationPenaltyJoinsTheLoss) {
   EXPECT_NEAR(with - base, penalty, 1e-4);
 }
 
+// As in Keras, only trainable weights are penalized, and a shared layer's once.
+TEST(Fit, RegularizationSkipsFrozenWeightsAndCountsSharedLayersOnce) {
+  random::set_seed(2);
+  auto shared =
+      std::make_shared<Dense>(8, layers::DenseOptions{.kernel_regularizer = regularizers::l2(0.5)});
+  auto inner = std::make_shared<Sequential>(std::vector<layers::LayerRef>{Input({8}), shared});
+  Sequential outer({Input({8}), inner, shared});
+  const double penalty = ops::sum(ops::square(shared->weights()[0].value())).item<double>() * 0.5;
+  EXPECT_NEAR(outer.regularization_loss().item<double>(), penalty, 1e-5);
+  shared->set_trainable(false);
+  EXPECT_FALSE(outer.regularization_loss().defined());
+}
+
 TEST(Fit, DropoutDrawsFreshMasksPerTracedStepWithoutRetracing) {
   random::set_seed(3);
   Sequential model({Input({32}), layers::Dropout(0.5), Dense(1, {.kernel_initializer = "ones"})});
