@@ -6,10 +6,12 @@
 #include <cmath>
 
 #include "engine/model/callbacks/progbar_logger.h"
+#include "engine/model/epoch_batches.h"
 #include "engine/model/model.h"
 #include "engine/model/trainer.h"
 #include "framework/autodiff/grad_mode.h"
 #include "framework/core/error.h"
+#include "framework/core/log.h"
 #include "framework/ops/ops.h"
 #include "framework/random/random.h"
 
@@ -156,6 +158,8 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
     train_y = leading_slice(y, 0, split);
     if (sample_weight.defined()) sample_weight = leading_slice({sample_weight}, 0, split)[0];
   }
+  KILN_CHECK(train_x[0].dim(0) > 0, "fit: the training data has no samples (", n,
+             " given, validation_split ", options.validation_split, ")");
   if (!options.class_weight.empty()) {
     const Tensor cw = class_weights_for(train_y[0], options.class_weight);
     sample_weight = sample_weight.defined() ? sample_weight * cw : cw;
@@ -168,6 +172,21 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
     data = data.shuffle(static_cast<size_t>(train_x[0].dim(0)), seed);
   }
   data = data.batch(options.batch_size);
+  // Consumed here: the Dataset overload refuses them.
+  options.validation_split = 0;
+  options.sample_weight = Tensor();
+  return fit(data, std::move(options));
+}
+
+History Model::fit(const datasets::Dataset& data, FitOptions options) {
+  Trainer& t = trainer();
+  KILN_CHECK(options.class_weight.empty(),
+             "fit: class_weight works with tensors; for a Dataset, add sample weights to it");
+  KILN_CHECK(options.validation_split == 0 && !options.sample_weight.defined(),
+             "fit: validation_split and sample_weight work with tensors; for a Dataset, pass "
+             "validation_data and add sample weights to its elements");
+  KILN_CHECK(options.validation_freq >= 1, "fit: validation_freq must be at least 1, got ",
+             options.validation_freq);
   if (options.validation_data) {
     const ValidationData& v = *options.validation_data;
     options.validation_dataset =
@@ -176,13 +195,6 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
                                                      : options.batch_size);
     options.validation_data.reset();
   }
-  return fit(data, std::move(options));
-}
-
-History Model::fit(const datasets::Dataset& data, FitOptions options) {
-  Trainer& t = trainer();
-  KILN_CHECK(options.class_weight.empty(),
-             "fit: class_weight works with tensors; for a Dataset, add sample weights to it");
   const int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : steps_of(data);
   auto history = std::make_shared<History>();
   std::vector<CallbackPtr> user = options.callbacks;
@@ -195,23 +207,22 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
 
   stop_training = false;
   // Built before the callbacks start, so one may restore weights and optimizer state.
-  if (std::optional<datasets::Element> first = data.iterator(options.initial_epoch).next())
-    t.prepare(to_batch(*first, inputs, outputs, true));
+  if (t.train_function() == nullptr)
+    if (std::optional<datasets::Element> first = data.iterator(options.initial_epoch).next())
+      t.prepare(to_batch(*first, inputs, outputs, true));
   resume_point_.reset();
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
   const auto [first_epoch, skip] = resume_point_.value_or(std::pair{options.initial_epoch, 0});
   resume_point_.reset();
   Logs epoch_logs;
+  EpochBatches batches(data, options.steps_per_epoch);
   for (int epoch = first_epoch; epoch < options.epochs && !stop_training; ++epoch) {
     t.reset_metrics();
     callbacks.each([&](Callback& c) { c.on_epoch_begin(epoch, {}); });
     Logs logs;
-    // Pass `epoch` of the data, so a resumed run sees the same order; a resumed epoch skips the
-    // batches it trained before it stopped.
-    datasets::Iterator pass = data.iterator(static_cast<uint64_t>(epoch));
-    int64_t step = 0;
-    if (epoch == first_epoch)
-      while (step < skip && pass.next()) ++step;
+    // A resumed epoch skips the batches it trained before it stopped.
+    int64_t step = epoch == first_epoch ? skip : 0;
+    batches.begin_epoch(epoch, step);
     // As in Keras, callbacks hear of each group of steps_per_execution batches once: the begin
     // with its first step, the end with its last.
     std::vector<Batch> group;
@@ -222,9 +233,8 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
       group.clear();
       callbacks.each([&](Callback& c) { c.on_train_batch_end(step - 1, logs); });
     };
-    while (std::optional<datasets::Element> e = pass.next()) {
-      const auto queued = step + static_cast<int64_t>(group.size());
-      if (options.steps_per_epoch > 0 && queued >= options.steps_per_epoch) break;
+    while (std::optional<datasets::Element> e =
+               batches.next(step + static_cast<int64_t>(group.size()))) {
       group.push_back(to_batch(*e, inputs, outputs, true));
       if (static_cast<int64_t>(group.size()) == per_execution) run_group();
       if (stop_training) break;
@@ -237,6 +247,12 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
       for (const auto& [name, value] : val) epoch_logs["val_" + name] = value;
     }
     callbacks.each([&](Callback& c) { c.on_epoch_end(epoch, epoch_logs); });
+    if (batches.ran_out()) {
+      log(LogLevel::warning, "fit: the data ran out after ", step,
+          " of steps_per_epoch=", options.steps_per_epoch, " batches in epoch ", epoch + 1,
+          "; training stops (a dataset feeding steps_per_epoch * epochs batches needs .repeat())");
+      stop_training = true;
+    }
   }
   callbacks.each([&](Callback& c) { c.on_train_end(epoch_logs); });
   return *history;
