@@ -1,7 +1,9 @@
 #include "datasets/csv_file.h"
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <type_traits>
 #include <variant>
@@ -142,7 +144,16 @@ void append(std::vector<T>& out, std::string_view raw, const CsvOptions& options
   if (text.empty()) {
     KILN_CHECK(options.missing_value.has_value(), location(path, line, c),
                ": empty field; set CsvOptions::missing_value to fill empty fields");
-    out.push_back(static_cast<T>(*options.missing_value));
+    const double fill = *options.missing_value;
+    if constexpr (std::is_integral_v<T>) {
+      // Converting a NaN, a fraction or an out-of-range value to an integer is not a fill.
+      KILN_CHECK(std::isfinite(fill) && fill == std::trunc(fill) &&
+                     fill >= static_cast<double>(std::numeric_limits<T>::min()) &&
+                     fill <= static_cast<double>(std::numeric_limits<T>::max()),
+                 location(path, line, c), ": empty field, and missing_value ", fill, " is not a ",
+                 dtype_name(dtype_of<T>()), " value");
+    }
+    out.push_back(static_cast<T>(fill));
     return;
   }
   if (text.size() > 1 && text[0] == '+') text.remove_prefix(1);  // from_chars rejects '+'

@@ -113,7 +113,8 @@ class Dataset {
                                     std::vector<int64_t> batch_sizes,
                                     BucketOptions options = {}) const;
   // Repeats the dataset count times; -1 repeats forever. Each repetition is a new upstream pass
-  // (so an upstream shuffle reshuffles); a repetition that yields nothing ends the repeat.
+  // (so an upstream shuffle reshuffles); repeating forever, a repetition that yields nothing
+  // ends the repeat.
   Dataset repeat(int64_t count = -1) const;
   // The first count elements; -1 takes all.
   Dataset take(int64_t count) const;

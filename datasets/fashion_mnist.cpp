@@ -9,9 +9,14 @@ namespace kiln::datasets {
 namespace {
 
 void check_installed(const std::string& dir) {
-  KILN_CHECK(std::filesystem::is_directory(dir), "Fashion-MNIST not found at ", dir,
-             ": install the Debian package dataset-fashion-mnist (scripts/bootstrap does) or set "
-             "KILN_FASHION_MNIST_DIR");
+  constexpr const char* kHint =
+      ": install the Debian package dataset-fashion-mnist (scripts/bootstrap does) or set "
+      "KILN_FASHION_MNIST_DIR to a directory holding its four .gz files";
+  KILN_CHECK(std::filesystem::is_directory(dir), "Fashion-MNIST not found at ", dir, kHint);
+  for (const char* file : {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                           "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"})
+    KILN_CHECK(std::filesystem::exists(std::filesystem::path(dir) / file), "Fashion-MNIST at ", dir,
+               " has no ", file, kHint);
 }
 
 }  // namespace

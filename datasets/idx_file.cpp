@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "framework/core/error.h"
@@ -53,10 +54,18 @@ IdxArray read_idx_u8(const std::string& path) {
     uint8_t b[4];
     file.read(b, 4);
     out.dims.push_back(big_endian(b));
-    count *= big_endian(b);
+    KILN_CHECK(!__builtin_mul_overflow(count, size_t{big_endian(b)}, &count), path,
+               ": corrupt IDX header (its dims multiply past 2^64)");
   }
-  out.data.resize(count);
-  file.read(out.data.data(), count);
+  // Grown as the data arrives, so a corrupt header's count ends in "truncated", not in an
+  // allocation of whatever it claims.
+  constexpr size_t kChunk = size_t{1} << 24;
+  for (size_t done = 0; done < count;) {
+    const size_t n = std::min(kChunk, count - done);
+    out.data.resize(done + n);
+    file.read(out.data.data() + done, n);
+    done += n;
+  }
   return out;
 }
 

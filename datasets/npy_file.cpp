@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string_view>
 
@@ -82,8 +83,11 @@ Shape parse_shape(std::string_view value, const std::string& path) {
     rest.remove_prefix(begin);
     size_t used = 0;
     int64_t dim = 0;
-    while (used < rest.size() && rest[used] >= '0' && rest[used] <= '9')
+    while (used < rest.size() && rest[used] >= '0' && rest[used] <= '9') {
+      KILN_CHECK(dim <= (std::numeric_limits<int64_t>::max() - 9) / 10, path, ": .npy shape ",
+                 value, " has a dim too large to be real");
       dim = dim * 10 + (rest[used++] - '0');
+    }
     KILN_CHECK(used > 0, path, ": malformed .npy shape ", value);
     dims.push_back(dim);
     rest.remove_prefix(used);
@@ -158,6 +162,10 @@ Tensor load_npy(const std::string& path) {
     header_len |= (size_t{static_cast<uint8_t>(prelude[10])} << 16) |
                   (size_t{static_cast<uint8_t>(prelude[11])} << 24);
   }
+  const auto file_bytes = static_cast<size_t>(std::filesystem::file_size(path));
+  const size_t prelude_bytes = major >= 2 ? kPreludeV2 : kPreludeV1;
+  KILN_CHECK(header_len <= file_bytes - prelude_bytes, path, ": truncated .npy header (",
+             header_len, " bytes announced, the file has ", file_bytes, ")");
   std::string header(header_len, '\0');
   in.read(header.data(), static_cast<std::streamsize>(header_len));
   KILN_CHECK(static_cast<size_t>(in.gcount()) == header_len, path, ": truncated .npy header");
@@ -167,6 +175,19 @@ Tensor load_npy(const std::string& path) {
   KILN_CHECK(order == "False", path,
              ": .npy array is in Fortran order; save it in C order (np.ascontiguousarray)");
   const Shape shape = parse_shape(dict_value(header, "shape", path), path);
+  // Checked before allocating: a corrupt shape must not ask for more than the file holds (or
+  // overflow the byte count into a small buffer).
+  const size_t available = file_bytes - prelude_bytes - header_len;
+  uint64_t needed = dtype_size(dtype);
+  bool overflow = false;
+  bool empty = false;
+  for (int i = 0; i < shape.rank(); ++i) {
+    overflow = __builtin_mul_overflow(needed, static_cast<uint64_t>(shape[i]), &needed) || overflow;
+    empty = empty || shape[i] == 0;
+  }
+  KILN_CHECK(empty || (!overflow && needed <= available), path, ": truncated .npy data: ", shape,
+             " ", dtype_name(dtype), " needs ", overflow ? "over 2^64" : std::to_string(needed),
+             " bytes, file has ", available);
 
   Tensor out = Tensor::empty(shape, dtype);
   in.read(static_cast<char*>(out.raw_data()), static_cast<std::streamsize>(out.nbytes()));

@@ -77,7 +77,7 @@ class BatchNode final : public DatasetNode {
   int64_t cardinality() const override {
     const int64_t n = upstream_->cardinality();
     if (n < 0) return n;  // infinite or unknown stays so
-    return drop_remainder_ ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
+    return n / batch_size_ + (!drop_remainder_ && n % batch_size_ != 0 ? 1 : 0);
   }
 
  private:

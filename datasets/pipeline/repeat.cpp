@@ -63,7 +63,9 @@ class RepeatNode final : public DatasetNode {
     if (count_ == 0 || n == 0) return 0;
     if (count_ < 0 || n == kInfinite) return kInfinite;
     if (n == kUnknown) return kUnknown;
-    return n * count_;
+    int64_t total = 0;
+    // More elements than an int64 counts never end in practice.
+    return __builtin_mul_overflow(n, count_, &total) ? kInfinite : total;
   }
 
  private:

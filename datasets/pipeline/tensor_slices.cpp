@@ -58,7 +58,8 @@ class TensorSlicesNode final : public DatasetNode {
 
   // A batch of slices is a gather of the components' rows: the gather kernel copies them on the
   // thread pool, whose threads keep more of the rows' cache misses in flight (a shuffled
-  // Fashion-MNIST epoch's rows take half the time of one thread's memcpy).
+  // Fashion-MNIST epoch's rows take half the time of one thread's memcpy). On a prefetch worker
+  // it runs on that thread alone.
   Element stack_at(std::span<const int64_t> indices, std::string_view) const override {
     const Tensor rows = from_vector(indices, Shape{static_cast<int64_t>(indices.size())});
     Element out;

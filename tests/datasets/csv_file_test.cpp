@@ -74,6 +74,21 @@ TEST(Csv, MissingValuesNeedADefault) {
               HasSubstr(path + ":2:2 (column 'b'): empty field; set CsvOptions::missing_value"));
 }
 
+// An integer column is filled only with a whole number it can hold: NaN or 2.7 are errors.
+TEST(Csv, IntegerColumnsRefuseMissingValuesThatAreNotTheirValues) {
+  const TempDir dir;
+  const std::string path = write_csv(dir, "a,n\n1,\n");
+  const std::map<std::string, DType> ints{{"n", DType::i32}};
+  EXPECT_EQ(read_csv(path, {.column_dtypes = ints, .missing_value = -1.0})
+                .column("n")
+                .to_vector<int32_t>(),
+            (std::vector<int32_t>{-1}));
+  for (const double fill : {std::nan(""), 2.7, 1e12})
+    EXPECT_THAT(
+        error_of([&] { (void)read_csv(path, {.column_dtypes = ints, .missing_value = fill}); }),
+        HasSubstr(path + ":2:2 (column 'n'): empty field, and missing_value"));
+}
+
 TEST(Csv, BadNumbersNameLineColumnAndText) {
   const TempDir dir;
   const std::string path = write_csv(dir, "a,n\n1,2\n3,2.5\n");

@@ -34,6 +34,10 @@ TEST(Repeat, Cardinality) {
   EXPECT_EQ(range_dataset(3).repeat().cardinality(), kInfinite);
   EXPECT_EQ(range_dataset(3).repeat(0).cardinality(), 0);
   EXPECT_EQ(range_dataset(0).repeat().cardinality(), 0);
+  // More than an int64 counts saturates, and batches of it still count from there.
+  EXPECT_EQ(range_dataset(60000).repeat(int64_t{1} << 50).cardinality(), kInfinite);
+  EXPECT_EQ(range_dataset(3).repeat(int64_t{1} << 61).batch(4).cardinality(),
+            ((int64_t{3} << 61) + 3) / 4);
   EXPECT_EQ(range_dataset(3).filter([](const Element&) { return true; }).repeat(2).cardinality(),
             kUnknown);
   EXPECT_THAT(error_of([] { (void)range_dataset(3).repeat(-2); }), HasSubstr("count must be -1"));

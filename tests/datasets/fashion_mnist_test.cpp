@@ -20,6 +20,14 @@ TEST(FashionMnist, MissingDirectoryNamesThePathAndThePackage) {
               HasSubstr("dataset-fashion-mnist"));
 }
 
+TEST(FashionMnist, ADirectoryWithoutTheFilesNamesTheFileAndThePackage) {
+  const TempDir dir;
+  EXPECT_THAT(error_of([&] { (void)load_fashion_mnist(dir.path().string()); }),
+              HasSubstr("Fashion-MNIST at " + dir.path().string() +
+                        " has no train-images-idx3-ubyte.gz: install the Debian package "
+                        "dataset-fashion-mnist"));
+}
+
 TEST(FashionMnist, TestSplitAsADataset) {
   if (!std::filesystem::is_directory(default_fashion_mnist_dir()))
     GTEST_SKIP() << "dataset-fashion-mnist is not installed";

@@ -33,5 +33,19 @@ TEST(IdxFile, TruncatedFileNamesThePath) {
   EXPECT_NE(msg.find(path), std::string::npos) << msg;
 }
 
+// A corrupt header's dims are not taken at their word: a count past 2^64 is refused, and a huge
+// one ends in "truncated" once the data runs out instead of allocating it up front.
+TEST(IdxFile, CorruptDimsAreErrorsNamingThePath) {
+  const TempDir dir;
+  const std::string wraps = write_gz(
+      dir, "wraps.gz",
+      {0, 0, 8, 3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff});
+  EXPECT_EQ(error_of([&] { (void)read_idx_u8(wraps); }),
+            wraps + ": corrupt IDX header (its dims multiply past 2^64)");
+  const std::string huge =
+      write_gz(dir, "huge.gz", {0, 0, 8, 2, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 1});
+  EXPECT_EQ(error_of([&] { (void)read_idx_u8(huge); }), huge + ": truncated or corrupt IDX file");
+}
+
 }  // namespace
 }  // namespace kiln::datasets::testing

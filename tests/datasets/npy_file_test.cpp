@@ -118,6 +118,39 @@ TEST(Npy, TruncatedAndForeignFilesNameThePath) {
               HasSubstr("cannot open .npy file " + dir.file("missing.npy")));
 }
 
+// A version 1.0 file with this header dict and data.
+std::string npy_file(const std::string& dict, const std::string& data) {
+  std::string header = dict;
+  while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+  header += '\n';
+  std::string out("\x93NUMPY\x01\x00", 8);
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>(header.size() >> 8);
+  return out + header + data;
+}
+
+// A corrupt header must not allocate what the file cannot hold, nor wrap the byte count around.
+TEST(Npy, ShapesLargerThanTheFileAreRefusedBeforeAllocating) {
+  const TempDir dir;
+  const std::string wraps = write_file(
+      dir, "wraps.npy",
+      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+               std::string(8, '\0')));
+  EXPECT_THAT(error_of([&] { (void)load_npy(wraps); }),
+              HasSubstr(wraps + ": truncated .npy data: [4611686018427387904] float32 needs over "
+                                "2^64 bytes, file has 8"));
+  const std::string huge = write_file(
+      dir, "huge.npy",
+      npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", ""));
+  EXPECT_THAT(error_of([&] { (void)load_npy(huge); }),
+              HasSubstr(huge + ": truncated .npy data: [100000, 100000] float64 needs "
+                               "80000000000 bytes, file has 0"));
+  const std::string digits = write_file(
+      dir, "digits.npy",
+      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", ""));
+  EXPECT_THAT(error_of([&] { (void)load_npy(digits); }), HasSubstr("has a dim too large"));
+}
+
 TEST(Npy, UnsupportedDTypesAreErrors) {
   const TempDir dir;
   EXPECT_THAT(error_of([&] { save_npy(dir.file("x.npy"), zeros({2}, DType::bf16)); }),
