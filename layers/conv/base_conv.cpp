@@ -1,5 +1,7 @@
 #include "layers/conv/base_conv.h"
 
+#include <algorithm>
+
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
 #include "layers/unsupported_args.h"
@@ -26,6 +28,13 @@ BaseConv::BaseConv(int rank, std::string_view what, std::string kernel_prefix, C
   window_.kernel_size = per_axis(window_.kernel_size, rank, prefix + "kernel_size");
   window_.strides = per_axis(window_.strides, rank, prefix + "strides");
   window_.dilation_rate = per_axis(window_.dilation_rate, rank, prefix + "dilation_rate");
+  const auto above_one = [](const std::vector<int64_t>& v) {
+    return std::any_of(v.begin(), v.end(), [](int64_t x) { return x > 1; });
+  };
+  // Refused as Keras refuses it (TensorFlow's convolutions do not take the pair).
+  KILN_CHECK(!(above_one(window_.strides) && above_one(window_.dilation_rate)), prefix,
+             "strides > 1 are not supported together with dilation_rate > 1, got strides ",
+             Shape(window_.strides), " and dilation_rate ", Shape(window_.dilation_rate));
   const bool causal = rank == 1 && window_.padding == "causal";
   if (!causal) ops::parse_padding(window_.padding);  // "valid" or "same", else an error
   activation_ = activations::get(window_.activation);

@@ -3,6 +3,7 @@
 #include "framework/core/error.h"
 #include "framework/ops/ops.h"
 #include "layers/layer_config.h"
+#include "layers/spatial_args.h"
 
 namespace kiln::layers {
 
@@ -22,6 +23,7 @@ Config Flatten::get_config() const {
 
 LayerPtr Flatten::from_config(const Config& c) {
   check_layer_keys(c, {"data_format"}, "Flatten");
+  require_channels_last(c, "Flatten");  // channels_first would flatten in another order
   FlattenOptions o;
   read_layer_args(c, o);
   return std::make_shared<Flatten>(std::move(o));
