@@ -68,10 +68,11 @@ Batch to_batch(const datasets::Element& e, size_t inputs, size_t outputs, bool w
 Tensor class_weights_for(const Tensor& y, const std::map<int64_t, double>& class_weight) {
   const Tensor labels =
       y.rank() >= 2 && y.dim(-1) > 1 ? ops::argmax(y, -1) : ops::reshape(y, {y.dim(0)});
-  const auto classes = ops::cast(labels, DType::i64).to_vector<int64_t>();
+  // Float labels round to the nearest class (halves to even), as NumPy's round in Keras.
+  const auto classes = ops::cast(labels, DType::f64).to_vector<double>();
   std::vector<float> w(classes.size());
   for (size_t i = 0; i < classes.size(); ++i) {
-    const auto it = class_weight.find(classes[i]);
+    const auto it = class_weight.find(static_cast<int64_t>(std::nearbyint(classes[i])));
     w[i] = it == class_weight.end() ? 1.0f : static_cast<float>(it->second);
   }
   return from_vector(w, {static_cast<int64_t>(w.size())});
@@ -161,6 +162,8 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
   KILN_CHECK(train_x[0].dim(0) > 0, "fit: the training data has no samples (", n,
              " given, validation_split ", options.validation_split, ")");
   if (!options.class_weight.empty()) {
+    KILN_CHECK(train_y.size() == 1, "fit: class_weight works with one output, the data has ",
+               train_y.size(), " targets; give per-sample weights instead");
     const Tensor cw = class_weights_for(train_y[0], options.class_weight);
     sample_weight = sample_weight.defined() ? sample_weight * cw : cw;
     options.class_weight.clear();

@@ -16,6 +16,7 @@
 #include "losses/losses.h"
 #include "optimizers/adam.h"
 #include "optimizers/registry.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln {
 namespace {
@@ -183,6 +184,35 @@ TEST(Fit, RegularizationPenaltyJoinsTheLoss) {
   const double with = penalized.evaluate(data.x, data.y, {.verbose = 0}).at("loss");
   const double penalty = ops::sum(ops::square(plain.weights()[0].value())).item<double>() * 0.5;
   EXPECT_NEAR(with - base, penalty, 1e-4);
+}
+
+// Keras rounds float labels to their class (0.9999 is class 1) and refuses class_weight for
+// several outputs.
+TEST(Fit, ClassWeightsRoundFloatLabelsAndNeedOneOutput) {
+  random::set_seed(3);
+  auto model = [] {
+    auto m = std::make_unique<Sequential>(std::vector<layers::LayerRef>{Input({2}), Dense(1)});
+    auto opt = optimizers::get("sgd");
+    opt->set_learning_rate(0.0);
+    m->compile({.optimizer = opt, .loss = "mse"});
+    return m;
+  };
+  const Tensor x = random::uniform({4, 2});
+  const Tensor y = from_vector(std::vector<float>{0.9999f, 0.2f, 1.2f, 0.0f}, {4, 1});
+  auto a = model();
+  auto b = model();
+  b->set_weights(a->get_weights());
+  const FitOptions fit{.batch_size = 4, .verbose = 0, .shuffle = false};
+  FitOptions by_class = fit;
+  by_class.class_weight = {{1, 3.0}};
+  FitOptions by_sample = fit;
+  by_sample.sample_weight = from_vector(std::vector<float>{3, 1, 3, 1}, {4});
+  EXPECT_NEAR(a->fit(x, y, by_class).history.at("loss")[0],
+              b->fit(x, y, by_sample).history.at("loss")[0], 1e-6);
+  EXPECT_THAT(testing::error_of([&] {
+                a->fit({x}, {y, y}, by_class);
+              }),
+              ::testing::HasSubstr("class_weight works with one output, the data has 2 targets"));
 }
 
 // As in Keras, only trainable weights are penalized, and a shared layer's once.
