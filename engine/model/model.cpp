@@ -102,6 +102,25 @@ std::string Model::output_name(size_t i) const {
   return "output_" + std::to_string(i);
 }
 
+namespace {
+
+// Whether the graph is one chain of calls: a single input layer, every call reading at most one
+// tensor, no layer called twice and no output read by two calls (Keras's "sequential-like").
+bool is_chain(const FunctionalGraph& graph) {
+  std::map<const layers::Layer*, int> calls;
+  std::map<const layers::CallRecord*, int> readers;
+  int sources = 0;
+  for (const auto& record : graph.records()) {
+    if (++calls[record->layer.get()] > 1 || record->inputs.size() > 1) return false;
+    if (record->inputs.empty()) ++sources;
+    for (const layers::KerasTensor& in : record->inputs)
+      if (++readers[in.record().get()] > 1) return false;
+  }
+  return sources == 1;
+}
+
+}  // namespace
+
 std::vector<SummaryRow> Model::summary_rows() const {
   std::vector<SummaryRow> rows;
   if (!graph_) {
@@ -129,6 +148,10 @@ std::vector<SummaryRow> Model::summary_rows() const {
     if (row.connected_to.empty()) row.connected_to = "-";
     rows.push_back(std::move(row));
   }
+  // Keras leaves "Connected to" out for a chain: one input, each layer called once on the
+  // previous layer's output.
+  if (is_chain(*graph_))
+    for (SummaryRow& row : rows) row.connected_to.clear();
   return rows;
 }
 

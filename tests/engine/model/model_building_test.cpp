@@ -22,6 +22,7 @@ using layers::Dropout;
 using layers::Flatten;
 using layers::Input;
 using testing::HasSubstr;
+using testing::Not;
 
 class ModelBuilding : public testing::Test {
  protected:
@@ -141,6 +142,18 @@ TEST_F(ModelBuilding, ErrorsNameTheLayerAndShapes) {
     EXPECT_THAT(e.what(), HasSubstr("dense"));
   }
   EXPECT_THROW(Dense(3, {.activation = "rellu"}), Error);
+}
+
+// Keras shows "Connected to" only where the graph is not one chain of calls.
+TEST_F(ModelBuilding, AFunctionalChainSummarizesWithoutConnections) {
+  const auto in = Input({8});
+  const auto out = Dense(2)(Dense(4)(in));
+  const Model chain(in, out, "chain");
+  EXPECT_THAT(chain.summary(), Not(HasSubstr("Connected to")));
+  EXPECT_THAT(chain.summary(), HasSubstr("dense_1 (Dense)"));
+  const auto a = Dense(4)(in);
+  const Model branches({in}, {a, Dense(2)(in)}, "branches");
+  EXPECT_THAT(branches.summary(), HasSubstr("Connected to"));
 }
 
 TEST_F(ModelBuilding, FrozenLayersMoveWeightsToNonTrainable) {
