@@ -178,7 +178,7 @@ void Model::set_weights(const std::vector<Tensor>& values) {
 }
 
 bool Model::compiled() const {
-  return trainer_ != nullptr;
+  return compiled_;
 }
 
 Trainer& Model::trainer() const {

@@ -105,6 +105,7 @@ class Model : public layers::Layer {
                                               const Tensor& sample_weight = {});
   std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x);
 
+  // Whether compile() was called (predict runs an uncompiled model through a trainer of its own).
   bool compiled() const;
   // The trainer's state: optimizer, loss, metrics and traced steps (after compile).
   Trainer& trainer() const;
@@ -130,6 +131,9 @@ class Model : public layers::Layer {
   std::vector<Tensor> output_masks_;
   std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
   std::unique_ptr<Trainer> trainer_;
+  bool compiled_ = false;  // trainer_ came from compile(), not from predict
+  // The trainer, made without compile() for predict when there is none.
+  Trainer& predicting_trainer();
   std::optional<std::pair<int, int64_t>> resume_point_;
 };
 

@@ -158,6 +158,8 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
 
 void Trainer::prepare(const Batch& given) {
   if (train_step_) return;
+  KILN_CHECK(model_.compiled(), "model '", model_.name(),
+             "' is not compiled: call compile() before fit, evaluate or train_on_batch");
   KILN_CHECK(!losses_.empty(), "model '", model_.name(),
              "' was compiled without a loss; fit and evaluate need one");
   KILN_CHECK(given.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),

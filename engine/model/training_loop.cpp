@@ -130,6 +130,12 @@ Logs run_test(Model& model, const datasets::Dataset& data, const CallbackList& c
 
 void Model::compile(CompileOptions options) {
   trainer_ = std::make_unique<Trainer>(*this, std::move(options));
+  compiled_ = true;
+}
+
+Trainer& Model::predicting_trainer() {
+  if (!trainer_) trainer_ = std::make_unique<Trainer>(*this, CompileOptions{});
+  return *trainer_;
 }
 
 History Model::fit(const Tensor& x, const Tensor& y, FitOptions options) {
@@ -291,7 +297,7 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
 }
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions options) {
-  if (!trainer_) compile({});
+  Trainer& t = predicting_trainer();
   const datasets::Dataset data = datasets::Dataset::from_tensor_slices(x).batch(options.batch_size);
   const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
   const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
@@ -302,7 +308,7 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions 
   for (const datasets::Element& e : data) {
     if (options.steps > 0 && step >= options.steps) break;
     callbacks.each([&](Callback& c) { c.on_predict_batch_begin(step, {}); });
-    parts.push_back(trainer_->predict_batch(e));
+    parts.push_back(t.predict_batch(e));
     callbacks.each([&](Callback& c) { c.on_predict_batch_end(step, {}); });
     ++step;
   }
@@ -336,9 +342,9 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
 }
 
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
-  if (!trainer_) compile({});
+  Trainer& t = predicting_trainer();
   NoGradGuard no_grad;
-  return trainer_->predict_batch(x);
+  return t.predict_batch(x);
 }
 
 }  // namespace kiln

@@ -215,6 +215,20 @@ TEST(Fit, ClassWeightsRoundFloatLabelsAndNeedOneOutput) {
               ::testing::HasSubstr("class_weight works with one output, the data has 2 targets"));
 }
 
+// predict runs an uncompiled model, as Keras's does, without compiling it: fit still asks for
+// compile() rather than for a loss.
+TEST(Fit, PredictLeavesAnUncompiledModelUncompiled) {
+  Sequential model({Input({2}), Dense(1)});
+  (void)model.predict(ones({3, 2}), {.verbose = 0});
+  EXPECT_FALSE(model.compiled());
+  EXPECT_THAT(testing::error_of([&] {
+                model.fit(ones({3, 2}), ones({3, 1}), {.verbose = 0});
+              }),
+              ::testing::HasSubstr("is not compiled: call compile() before fit"));
+  model.compile({.optimizer = "sgd", .loss = "mse"});
+  EXPECT_TRUE(model.compiled());
+}
+
 // As in Keras, only trainable weights are penalized, and a shared layer's once.
 TEST(Fit, RegularizationSkipsFrozenWeightsAndCountsSharedLayersOnce) {
   random::set_seed(2);
