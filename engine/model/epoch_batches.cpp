@@ -4,10 +4,10 @@ namespace kiln {
 
 void EpochBatches::begin_epoch(int epoch, int64_t skip) {
   if (steps_per_epoch_ <= 0) {
-    pass_.emplace(data_.iterator(static_cast<uint64_t>(epoch)));
+    pass_.emplace(data_.iterator(first_pass_ + static_cast<uint64_t>(epoch)));
   } else if (!pass_) {
     // The one pass starts where epoch `epoch` of it does, so a resume continues it.
-    pass_.emplace(data_.iterator(0));
+    pass_.emplace(data_.iterator(first_pass_));
     skip += epoch * steps_per_epoch_;
   } else {
     return;

@@ -132,6 +132,9 @@ class Model : public layers::Layer {
   std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
   std::unique_ptr<Trainer> trainer_;
   bool compiled_ = false;  // trainer_ came from compile(), not from predict
+  // The data passes fit has used: a later fit call starts after them (less its initial_epoch,
+  // so fit(initial_epoch=5) after fit(epochs=5) continues where that ended).
+  uint64_t data_passes_ = 0;
   // The trainer, made without compile() for predict when there is none.
   Trainer& predicting_trainer();
   std::optional<std::pair<int, int64_t>> resume_point_;

@@ -224,7 +224,10 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
   const auto [first_epoch, skip] = resume_point_.value_or(std::pair{options.initial_epoch, 0});
   resume_point_.reset();
   Logs epoch_logs;
-  EpochBatches batches(data, options.steps_per_epoch);
+  const auto initial = static_cast<uint64_t>(options.initial_epoch);
+  const uint64_t first_pass = data_passes_ > initial ? data_passes_ - initial : 0;
+  EpochBatches batches(data, options.steps_per_epoch, first_pass);
+  int epochs_run_to = first_epoch;
   for (int epoch = first_epoch; epoch < options.epochs && !stop_training; ++epoch) {
     t.reset_metrics();
     callbacks.each([&](Callback& c) { c.on_epoch_begin(epoch, {}); });
@@ -256,6 +259,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
       for (const auto& [name, value] : val) epoch_logs["val_" + name] = value;
     }
     callbacks.each([&](Callback& c) { c.on_epoch_end(epoch, epoch_logs); });
+    epochs_run_to = epoch + 1;
     if (batches.ran_out()) {
       log(LogLevel::warning, "fit: the data ran out after ", step,
           " of steps_per_epoch=", options.steps_per_epoch, " batches in epoch ", epoch + 1,
@@ -264,6 +268,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
     }
   }
   callbacks.each([&](Callback& c) { c.on_train_end(epoch_logs); });
+  data_passes_ = std::max(data_passes_, first_pass + static_cast<uint64_t>(epochs_run_to));
   return *history;
 }
 

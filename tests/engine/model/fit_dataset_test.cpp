@@ -53,6 +53,33 @@ TEST(FitDataset, StepsPerEpochContinuesThePassAcrossEpochs) {
   EXPECT_EQ(firsts, (std::vector<float>{0, 4, 8, 12}));
 }
 
+// Each fit call takes new passes of the data, so a shuffle reshuffles as a new tf.data iteration
+// does; fit(initial_epoch=1) continues where fit(epochs=1) ended, as one fit(epochs=2) would.
+TEST(FitDataset, LaterFitCallsTakeNewPasses) {
+  const Samples s;
+  std::vector<float> firsts;
+  const datasets::Dataset data = datasets::Dataset::from_tensor_slices({s.x, s.y})
+                                     .shuffle(16, 7)
+                                     .batch(16)
+                                     .map([&firsts](const datasets::Element& e) {
+                                       firsts.push_back(e[0].to_vector<float>()[0]);
+                                       return e;
+                                     });
+  const auto orders = [&](const std::vector<FitOptions>& calls) {
+    auto model = regression();
+    model->train_on_batch({s.x}, {s.y});
+    firsts.clear();
+    for (const FitOptions& o : calls) model->fit(data, o);
+    return firsts;
+  };
+  const std::vector<float> one_call = orders({{.epochs = 2, .verbose = 0}});
+  ASSERT_EQ(one_call.size(), 2u);
+  EXPECT_NE(one_call[0], one_call[1]);
+  EXPECT_EQ(orders({{.epochs = 1, .verbose = 0}, {.epochs = 2, .verbose = 0, .initial_epoch = 1}}),
+            one_call);
+  EXPECT_EQ(orders({{.epochs = 1, .verbose = 0}, {.epochs = 1, .verbose = 0}}), one_call);
+}
+
 TEST(FitDataset, ValidationDataGivesValidationLogs) {
   const Samples s;
   auto model = regression();
