@@ -31,14 +31,16 @@ Tensor Dropout::mask_template(const Tensor& x) const {
   KILN_SHAPE_CHECK(static_cast<int>(noise_shape_.size()) == x.rank(), "Dropout: noise_shape ",
                    Shape(noise_shape_), " has ", noise_shape_.size(), " axes, the input ",
                    x.shape(), " has ", x.rank());
-  std::vector<int64_t> shared;  // axes where one choice covers the whole axis
+  // The first entry along each axis one choice covers, the whole of the others: a slice reads
+  // only the mask's elements, and keeps unknown sizes (the batch) unknown.
+  std::vector<int64_t> size(noise_shape_.size(), -1);
   for (int i = 0; i < x.rank(); ++i) {
     const int64_t n = noise_shape_[static_cast<size_t>(i)];
     KILN_SHAPE_CHECK(n == -1 || n == 1 || x.dim(i) < 0 || n == x.dim(i), "Dropout: noise_shape ",
                      Shape(noise_shape_), " does not broadcast to the input ", x.shape());
-    if (n == 1 && x.dim(i) != 1) shared.push_back(i);
+    if (n == 1) size[static_cast<size_t>(i)] = 1;
   }
-  return shared.empty() ? x : ops::sum(x, shared, /*keepdims=*/true);
+  return ops::slice(x, std::vector<int64_t>(size.size(), 0), size);
 }
 
 Config Dropout::noise_shape_config() const {

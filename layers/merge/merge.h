@@ -1,8 +1,9 @@
 #pragma once
 // Keras's merge layers: one output from a list of inputs, called on a list
 // (`Add()({a, b})`). The elementwise ones (Add, Subtract, Multiply, Average, Maximum) broadcast
-// like the ops once lower-rank inputs gain axes after the batch axis; their output mask, when every input has one, is the logical or of the input
-// masks (Keras 3's rule: a step is kept where any input keeps it).
+// like the ops once lower-rank inputs gain axes after the batch axis; their output mask, when
+// every input has one, is the logical or of the input masks (Keras 3's rule: a step is kept
+// where any input keeps it).
 #include <vector>
 
 #include "layers/layer.h"

@@ -131,24 +131,25 @@ std::string npy_file(const std::string& dict, const std::string& data) {
 
 // A corrupt header must not allocate what the file cannot hold, nor wrap the byte count around.
 TEST(Npy, ShapesLargerThanTheFileAreRefusedBeforeAllocating) {
+  struct Case {
+    const char* dict;
+    std::string data;
+    const char* error;  // after the path
+  };
+  const Case cases[] = {
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
+       std::string(8, '\0'),
+       ": truncated .npy data: [4611686018427387904] float32 needs over 2^64 bytes, file has 8"},
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", "",
+       ": truncated .npy data: [100000, 100000] float64 needs 80000000000 bytes, file has 0"},
+      {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", "",
+       ": .npy shape (99999999999999999999,) has a dim too large to be real"},
+  };
   const TempDir dir;
-  const std::string wraps = write_file(
-      dir, "wraps.npy",
-      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
-               std::string(8, '\0')));
-  EXPECT_THAT(error_of([&] { (void)load_npy(wraps); }),
-              HasSubstr(wraps + ": truncated .npy data: [4611686018427387904] float32 needs over "
-                                "2^64 bytes, file has 8"));
-  const std::string huge = write_file(
-      dir, "huge.npy",
-      npy_file("{'descr': '<f8', 'fortran_order': False, 'shape': (100000, 100000), }", ""));
-  EXPECT_THAT(error_of([&] { (void)load_npy(huge); }),
-              HasSubstr(huge + ": truncated .npy data: [100000, 100000] float64 needs "
-                               "80000000000 bytes, file has 0"));
-  const std::string digits = write_file(
-      dir, "digits.npy",
-      npy_file("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", ""));
-  EXPECT_THAT(error_of([&] { (void)load_npy(digits); }), HasSubstr("has a dim too large"));
+  for (const Case& c : cases) {
+    const std::string path = write_file(dir, "corrupt.npy", npy_file(c.dict, c.data));
+    EXPECT_THAT(error_of([&] { (void)load_npy(path); }), HasSubstr(path + c.error));
+  }
 }
 
 TEST(Npy, UnsupportedDTypesAreErrors) {

@@ -2,6 +2,7 @@
 // an axis of size 1 in it drops whole slices; it round-trips through the config.
 #include <gmock/gmock.h>
 
+#include "engine/function/function.h"
 #include "framework/ops/ops.h"
 #include "layers/core/dropout.h"
 #include "layers/registry.h"
@@ -24,6 +25,21 @@ TEST(DropoutNoiseShape, OneChoiceCoversEachAxisOfSizeOne) {
   }
   EXPECT_GT(dropped, 0);
   EXPECT_LT(dropped, 8);
+}
+
+// Traced with the batch size unknown, one trace serves every batch and the mask still broadcasts.
+TEST(DropoutNoiseShape, TracesWithAnUnknownBatchSize) {
+  Dropout dropout(0.5, {.seed = 4, .noise_shape = {-1, 1, 4}});
+  auto traced = function([&](const Tensor& x) { return dropout(x, /*training=*/true); },
+                         {.input_signature = std::vector{TensorSpec({-1, 5, 4})}});
+  for (const int64_t batch : {2, 3}) {
+    const std::vector<float> y = traced(ones({batch, 5, 4})).to_vector<float>();
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t t = 1; t < 5; ++t)
+        for (int64_t c = 0; c < 4; ++c)
+          EXPECT_EQ(y[static_cast<size_t>(b * 20 + t * 4 + c)], y[static_cast<size_t>(b * 20 + c)]);
+  }
+  EXPECT_EQ(traced.stats().traces, 1);
 }
 
 TEST(DropoutNoiseShape, RoundTripsThroughTheConfigAsKerasWritesIt) {
