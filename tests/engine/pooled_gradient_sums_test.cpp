@@ -13,6 +13,7 @@
 #include "framework/random/random.h"
 #include "tests/engine/graph_builder.h"
 #include "tests/engine/graph_text.h"
+#include "tests/test_support/expect_close.h"
 
 namespace kiln::engine {
 namespace {
@@ -69,7 +70,9 @@ TEST(PooledGradientSums, TracedBiasGradientsMatchEager) {
     const std::vector<float> g = got[1].to_vector<float>(), e = want[1].to_vector<float>();
     ASSERT_EQ(g.size(), e.size());
     for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(g[i], e[i], 1e-4 * (1 + std::abs(e[i])));
-    EXPECT_EQ(got[0].to_vector<float>(), want[0].to_vector<float>());
+    // The filter gradient sums over the batch and the pixels: oneDNN's kernel for it may block
+    // that sum differently when traced and eager on one instruction set.
+    kiln::testing::expect_close_after_reductions(got[0], want[0], 3 * 9 * 8, "filter gradient");
     const std::string text = traced.graph_text();
     // The gradient is the one from the pool's argmax (keep_pool_argmax).
     ASSERT_NE(text.find("= max_pool2d_grad_from_argmax("), std::string::npos) << text;
