@@ -259,6 +259,9 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   Config resolved = run;
   const std::shared_ptr<Model> model = model_of(run, data.facts, resolved);
   model->compile(compile_options(run, t));
+  // Data that does not fit the model is refused before the run's directory is touched, so a
+  // failed run leaves an earlier run's files as they were.
+  model->prepare_for(data.train, "kiln train (data)");
 
   TrainResult result;
   result.output_dir = output_dir(run);

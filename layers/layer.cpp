@@ -89,6 +89,13 @@ void Layer::build_from(const std::vector<Shape>& input_shapes) {
   built_ = true;
 }
 
+void Layer::forget_build() {
+  built_ = false;
+  weights_.clear();
+  regularizers_.clear();
+  for (const std::shared_ptr<Layer>& layer : sublayers_) layer->forget_build();
+}
+
 void Layer::set_trainable(bool trainable) {
   trainable_ = trainable;
   for (const std::shared_ptr<Layer>& layer : sublayers_) layer->set_trainable(trainable);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,12 @@ class Model : public layers::Layer {
   layers::LayerPtr get_layer(const std::string& name) const;
   // Inputs' specs when known (functional, or a Sequential with an input shape); empty otherwise.
   virtual std::vector<TensorMeta> input_specs() const;
+  // The name of input i in messages: its InputLayer's.
+  virtual std::string input_name(size_t i) const;
+  // Refuses inputs that do not fit input_specs() (their number, rank and known dims), naming
+  // `call` (the public call: "fit", "predict", ...), the input and both shapes. The entry points
+  // check before they create any state.
+  void check_inputs(const std::vector<Tensor>& x, std::string_view call) const;
   size_t num_outputs() const;
   // The name of output i in logs of multi-output models: its layer's name.
   std::string output_name(size_t i) const;
@@ -105,6 +112,11 @@ class Model : public layers::Layer {
                                               const Tensor& sample_weight = {});
   std::vector<Tensor> predict_on_batch(const std::vector<Tensor>& x);
 
+  // Builds the model, the optimizer's slots and the traced steps for the first batch of `data`'s
+  // pass `pass`, as fit does before its callbacks start; a batch that does not fit the model is
+  // refused with a message naming `call`. Nothing to do once the steps exist.
+  void prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass = 0);
+
   // Whether compile() was called (predict runs an uncompiled model through a trainer of its own).
   bool compiled() const;
   // The trainer's state: optimizer, loss, metrics and traced steps (after compile).
@@ -128,6 +140,7 @@ class Model : public layers::Layer {
   void set_output_masks(std::vector<Tensor> masks) { output_masks_ = std::move(masks); }
 
  private:
+  friend class CallUndo;  // puts trainer_ back after a call that failed (call_undo.h)
   std::vector<Tensor> output_masks_;
   std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
   std::unique_ptr<Trainer> trainer_;
@@ -137,6 +150,11 @@ class Model : public layers::Layer {
   uint64_t data_passes_ = 0;
   // The trainer, made without compile() for predict when there is none.
   Trainer& predicting_trainer();
+  // The bodies of fit and predict, inside their CallUndo (engine/model/training_loop.cpp).
+  History fit_tensors(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                      FitOptions options);
+  History fit_dataset(const datasets::Dataset& data, FitOptions options);
+  std::vector<Tensor> predict_tensors(const std::vector<Tensor>& x, const PredictOptions& options);
   std::optional<std::pair<int, int64_t>> resume_point_;
 };
 

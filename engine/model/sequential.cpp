@@ -22,6 +22,7 @@ void Sequential::add(const layers::LayerRef& ref) {
     KILN_CHECK(layers_.empty() && !input_spec_, "Sequential '", name(),
                "': an Input can only come first");
     input_spec_ = TensorMeta{input->input_dtype(), input->batch_shape(), Device::cpu()};
+    input_declared_ = true;
     input_layer_ = layer;
     return;
   }
@@ -29,6 +30,7 @@ void Sequential::add(const layers::LayerRef& ref) {
     std::vector<int64_t> dims{-1};
     dims.insert(dims.end(), layer->input_shape_arg().begin(), layer->input_shape_arg().end());
     input_spec_ = TensorMeta{DType::f32, Shape(std::move(dims)), Device::cpu()};
+    input_declared_ = true;
   }
   layers_.push_back(layer);
   set_sublayers(layers_);
@@ -45,6 +47,10 @@ void Sequential::pop() {
 std::vector<TensorMeta> Sequential::input_specs() const {
   if (input_spec_) return {*input_spec_};
   return {};
+}
+
+std::string Sequential::input_name(size_t) const {
+  return input_layer_ ? input_layer_->name() : "input_layer";
 }
 
 void Sequential::build_symbolically() {
@@ -67,6 +73,13 @@ void Sequential::build(const std::vector<Shape>& input_shapes) {
   if (!dims.empty()) dims[0] = -1;  // the batch dim is free
   input_spec_ = TensorMeta{dtype_policy().compute, Shape(std::move(dims)), Device::cpu()};
   build_symbolically();
+}
+
+void Sequential::forget_build() {
+  Model::forget_build();
+  if (input_declared_) return;
+  input_spec_.reset();
+  output_specs_.clear();
 }
 
 std::vector<Tensor> Sequential::call(const std::vector<Tensor>& inputs,

@@ -21,8 +21,12 @@ class Sequential : public Model {
   void pop();
   std::vector<layers::LayerPtr> layers() const override { return layers_; }
   std::vector<TensorMeta> input_specs() const override;
+  // The Input's name, or Keras's "input_layer" for an input_shape or the first call's shape.
+  std::string input_name(size_t i) const override;
 
   void build(const std::vector<Shape>& input_shapes) override;
+  // Also forgets an input shape taken from the first call (not one an Input or input_shape gave).
+  void forget_build() override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs,
                            const layers::CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
@@ -41,6 +45,7 @@ class Sequential : public Model {
   std::vector<layers::LayerPtr> layers_;
   layers::LayerPtr input_layer_;  // the Input given first, if any (its config leads "layers")
   std::optional<TensorMeta> input_spec_;
+  bool input_declared_ = false;  // input_spec_ came from an Input or input_shape, not a call
   std::vector<TensorMeta> output_specs_;  // per layer, once built
 };
 

@@ -8,6 +8,7 @@
 #include "engine/model/model.h"
 #include "framework/autodiff/grad.h"
 #include "framework/core/error.h"
+#include "framework/ops/dispatch.h"
 #include "framework/ops/ops.h"
 #include "losses/registry.h"
 #include "optimizers/registry.h"
@@ -165,8 +166,7 @@ void Trainer::prepare(const Batch& given) {
   KILN_CHECK(given.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),
              " outputs but the data has ", given.y.size(), " targets");
   // Build outside any trace: weights and optimizer slots are created once, here.
-  const std::vector<Tensor> probe = predict_batch(given.x);  // also fixes predict's signature
-  optimizer_->build(model_.trainable_weights());
+  const std::vector<Tensor> probe = run_predict_step(given.x);  // also fixes predict's signature
   const std::vector<TensorSpec> x_specs =
       step_specs(cast_at_boundary(given.x, x_dtypes_, "input"), model_.input_specs());
   const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
@@ -175,6 +175,8 @@ void Trainer::prepare(const Batch& given) {
   for (const Tensor& w : given.sample_weight)
     weight_dtypes_.push_back(boundary_dtype(w, &outputs[0]));
   const Batch batch = at_boundary(given);
+  check_targets(batch, probe);
+  optimizer_->build(model_.trainable_weights());
 
   const bool several = batch.y.size() > 1;
   result_names_ = {"loss"};
@@ -251,6 +253,37 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
   return update_metrics(loss, y, predictions, sample_weight, masks);
 }
 
+void Trainer::check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const {
+  const auto symbolic = [](const Tensor& t) {
+    return t.defined() ? Tensor::symbolic(t.meta()) : Tensor();
+  };
+  const Tensor sw = batch.sample_weight.empty() ? Tensor() : symbolic(batch.sample_weight[0]);
+  for (size_t o = 0; o < losses_.size(); ++o) {
+    try {
+      (void)(*losses_[o])(symbolic(batch.y[o]), symbolic(predictions[o]), sw, Tensor());
+    } catch (const Error& e) {
+      throw Error("model '" + model_.name() + "': target " + describe(batch.y[o].meta()) +
+                  " does not fit output '" + model_.output_name(o) + "' " +
+                  describe(predictions[o].meta()) + " under its loss: " + e.what());
+    }
+  }
+}
+
+void Trainer::forget_train_steps() {
+  train_step_.reset();
+  train_steps_.reset();
+  test_step_.reset();
+  metrics_.clear();
+  result_names_.clear();
+  y_dtypes_.clear();
+  weight_dtypes_.clear();
+}
+
+void Trainer::forget_predict_step() {
+  predict_step_.reset();
+  x_dtypes_.clear();
+}
+
 void Trainer::prepare_predict(const std::vector<Tensor>& given) {
   if (predict_step_) return;
   std::vector<Shape> shapes;
@@ -314,7 +347,9 @@ Batch Trainer::at_boundary(const Batch& batch) const {
 Logs Trainer::train_batch(const Batch& given) {
   prepare(given);
   const Batch batch = at_boundary(given);
-  return logs_from((*train_step_)(batch.x, batch.y, batch.sample_weight));
+  const std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
+  ++steps_run_;
+  return logs_from(results);
 }
 
 Logs Trainer::train_batches(const std::vector<Batch>& batches) {
@@ -333,16 +368,26 @@ Logs Trainer::train_batches(const std::vector<Batch>& batches) {
     all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
                              b.sample_weight.end());
   }
-  return logs_from((*train_steps_)(all.x, all.y, all.sample_weight));
+  const std::vector<Tensor> results = (*train_steps_)(all.x, all.y, all.sample_weight);
+  ++steps_run_;
+  return logs_from(results);
 }
 
 Logs Trainer::test_batch(const Batch& given) {
   prepare(given);
   const Batch batch = at_boundary(given);
-  return logs_from((*test_step_)(batch.x, batch.y, batch.sample_weight));
+  const std::vector<Tensor> results = (*test_step_)(batch.x, batch.y, batch.sample_weight);
+  ++steps_run_;
+  return logs_from(results);
 }
 
 std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
+  std::vector<Tensor> out = run_predict_step(x);
+  ++steps_run_;
+  return out;
+}
+
+std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& x) {
   prepare_predict(x);
   return (*predict_step_)(cast_at_boundary(x, x_dtypes_, "input"));
 }

@@ -4,6 +4,7 @@
 // dim unknown, so a whole fit (full batches, the smaller last one, validation) and any number of
 // predict calls with different batch sizes trace once per step; new batch sizes only add a cheap
 // plan (a specialization), never a retrace.
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -53,6 +54,17 @@ class Trainer {
   // fit calls it before its callbacks start, so they may restore weights and optimizer state.
   void prepare(const Batch& batch);
 
+  // What CallUndo (engine/model/call_undo.h) reads and puts back for a call that failed before
+  // running a step: whether the steps exist, how many steps ran (train, test and predict steps a
+  // model's calls asked for, not prepare's probe), and the steps' forgetting.
+  bool train_steps_ready() const { return train_step_ != nullptr; }
+  bool predict_step_ready() const { return predict_step_ != nullptr; }
+  uint64_t steps_run() const { return steps_run_; }
+  // Back to what compile() set up: no train or test steps, metrics or target dtypes.
+  void forget_train_steps();
+  // No predict step and input dtypes.
+  void forget_predict_step();
+
   optimizers::Optimizer& optimizer() const { return *optimizer_; }
   int64_t optimizer_param_count() const;
   const CompileOptions& options() const { return options_; }
@@ -66,6 +78,11 @@ class Trainer {
 
  private:
   void prepare_predict(const std::vector<Tensor>& x);
+  // predict_batch without counting a step (prepare's probe).
+  std::vector<Tensor> run_predict_step(const std::vector<Tensor>& x);
+  // The losses on symbolic targets and predictions of the first batch's shapes: a target that
+  // does not fit its output is refused before any state is made or callback runs.
+  void check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const;
   // A step's function options: `signature` (the model's unknown dims and any batch size) or
   // none, as compile's step_shapes says.
   FunctionOptions step_options(std::string name, std::vector<TensorSpec> signature,
@@ -107,6 +124,7 @@ class Trainer {
   std::vector<DType> x_dtypes_;
   std::vector<DType> y_dtypes_;
   std::vector<DType> weight_dtypes_;
+  uint64_t steps_run_ = 0;
 };
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/model/call_undo.h"
 #include "engine/model/callbacks/progbar_logger.h"
 #include "engine/model/epoch_batches.h"
 #include "engine/model/model.h"
@@ -49,15 +50,20 @@ size_t model_inputs(const Model& model) {
   return n == 0 ? 1 : n;
 }
 
-// Splits a dataset element into inputs, targets and an optional sample weight.
-Batch to_batch(const datasets::Element& e, size_t inputs, size_t outputs, bool with_targets) {
+// Splits a dataset element into inputs (checked against the model's, naming the public `call`),
+// targets and an optional sample weight.
+Batch to_batch(const Model& model, const datasets::Element& e, bool with_targets,
+               std::string_view call) {
+  const size_t inputs = model_inputs(model);
+  const size_t outputs = model.num_outputs();
   Batch b;
-  KILN_CHECK(e.size() >= inputs, "a dataset element has ", e.size(),
+  KILN_CHECK(e.size() >= inputs, call, ": a dataset element has ", e.size(),
              " components; the model takes ", inputs, " inputs");
   for (size_t i = 0; i < inputs; ++i) b.x.push_back(e[i]);
+  model.check_inputs(b.x, call);
   if (!with_targets) return b;
-  KILN_CHECK(e.size() == inputs + outputs || e.size() == inputs + outputs + 1,
-             "a dataset element has ", e.size(), " components; expected ", inputs, " inputs + ",
+  KILN_CHECK(e.size() == inputs + outputs || e.size() == inputs + outputs + 1, call,
+             ": a dataset element has ", e.size(), " components; expected ", inputs, " inputs + ",
              outputs, " targets (+ 1 sample weight)");
   for (size_t i = inputs; i < inputs + outputs; ++i) b.y.push_back(e[i]);
   if (e.size() == inputs + outputs + 1) b.sample_weight = {e.back()};
@@ -104,21 +110,19 @@ int64_t steps_of(const datasets::Dataset& d) {
   return n >= 0 ? n : -1;
 }
 
-// The logs of one evaluation pass over `data` (metrics reset first).
+// The logs of one evaluation pass over `data` (metrics reset first); `call` names it in errors.
 Logs run_test(Model& model, const datasets::Dataset& data, const CallbackList& callbacks,
-              int64_t max_steps) {
+              int64_t max_steps, std::string_view call) {
   Trainer& trainer = model.trainer();
   trainer.reset_metrics();
   NoGradGuard no_grad;
-  const size_t inputs = model_inputs(model);
-  const size_t outputs = model.num_outputs();
   callbacks.each([](Callback& c) { c.on_test_begin({}); });
   Logs logs;
   int64_t step = 0;
   for (const datasets::Element& e : data) {
     if (max_steps >= 0 && step >= max_steps) break;
     callbacks.each([&](Callback& c) { c.on_test_batch_begin(step, {}); });
-    logs = trainer.test_batch(to_batch(e, inputs, outputs, true));
+    logs = trainer.test_batch(to_batch(model, e, true, call));
     callbacks.each([&](Callback& c) { c.on_test_batch_end(step, logs); });
     ++step;
   }
@@ -144,6 +148,14 @@ History Model::fit(const Tensor& x, const Tensor& y, FitOptions options) {
 
 History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, FitOptions options) {
   KILN_CHECK(!x.empty() && !y.empty(), "fit needs inputs and targets");
+  check_inputs(x, "fit");
+  if (options.validation_data) check_inputs(options.validation_data->x, "fit (validation_data)");
+  // The shuffle draws a seed: undone with the rest if the call fails before a step.
+  return CallUndo::run(*this, true, [&] { return fit_tensors(x, y, std::move(options)); });
+}
+
+History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                           FitOptions options) {
   const int64_t n = x[0].dim(0);
   for (const auto* group : {&x, &y})
     for (const Tensor& t : *group)
@@ -184,10 +196,21 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
   // Consumed here: the Dataset overload refuses them.
   options.validation_split = 0;
   options.sample_weight = Tensor();
-  return fit(data, std::move(options));
+  return fit_dataset(data, std::move(options));
+}
+
+void Model::prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
+  Trainer& t = trainer();
+  if (t.train_function() != nullptr) return;
+  if (std::optional<datasets::Element> first = data.iterator(pass).next())
+    t.prepare(to_batch(*this, *first, true, call));
 }
 
 History Model::fit(const datasets::Dataset& data, FitOptions options) {
+  return CallUndo::run(*this, true, [&] { return fit_dataset(data, std::move(options)); });
+}
+
+History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
   Trainer& t = trainer();
   KILN_CHECK(options.class_weight.empty(),
              "fit: class_weight works with tensors; for a Dataset, add sample weights to it");
@@ -198,6 +221,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
              options.validation_freq);
   if (options.validation_data) {
     const ValidationData& v = *options.validation_data;
+    check_inputs(v.x, "fit (validation_data)");
     options.validation_dataset =
         tensors_dataset(v.x, v.y, v.sample_weight)
             .batch(options.validation_batch_size > 0 ? options.validation_batch_size
@@ -210,15 +234,11 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
   // After the user's callbacks, as in Keras, so it records what they add to an epoch's logs.
   user.push_back(history);
   const CallbackList callbacks(*this, user, options.verbose, options.epochs, steps);
-  const size_t inputs = model_inputs(*this);
-  const size_t outputs = num_outputs();
   const int64_t per_execution = t.options().steps_per_execution;
 
   stop_training = false;
   // Built before the callbacks start, so one may restore weights and optimizer state.
-  if (t.train_function() == nullptr)
-    if (std::optional<datasets::Element> first = data.iterator(options.initial_epoch).next())
-      t.prepare(to_batch(*first, inputs, outputs, true));
+  prepare_for(data, "fit", static_cast<uint64_t>(options.initial_epoch));
   resume_point_.reset();
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
   const auto [first_epoch, skip] = resume_point_.value_or(std::pair{options.initial_epoch, 0});
@@ -247,7 +267,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
     };
     while (std::optional<datasets::Element> e =
                batches.next(step + static_cast<int64_t>(group.size()))) {
-      group.push_back(to_batch(*e, inputs, outputs, true));
+      group.push_back(to_batch(*this, *e, true, "fit"));
       if (static_cast<int64_t>(group.size()) == per_execution) run_group();
       if (stop_training) break;
     }
@@ -255,7 +275,8 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
     epoch_logs = logs;
     if (options.validation_dataset && (epoch + 1) % options.validation_freq == 0) {
       // Validation runs through the fit's callbacks, so the bar knows to stay quiet.
-      const Logs val = run_test(*this, *options.validation_dataset, callbacks, -1);
+      const Logs val =
+          run_test(*this, *options.validation_dataset, callbacks, -1, "fit (validation_data)");
       for (const auto& [name, value] : val) epoch_logs["val_" + name] = value;
     }
     callbacks.each([&](Callback& c) { c.on_epoch_end(epoch, epoch_logs); });
@@ -289,9 +310,11 @@ std::map<std::string, double> Model::evaluate(const std::vector<Tensor>& x,
 std::map<std::string, double> Model::evaluate(const datasets::Dataset& data,
                                               EvaluateOptions options) {
   trainer();
-  const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
-  const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
-  return run_test(*this, data, callbacks, options.steps);
+  return CallUndo::run(*this, false, [&] {
+    const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
+    const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
+    return run_test(*this, data, callbacks, options.steps, "evaluate");
+  });
 }
 
 Tensor Model::predict(const Tensor& x, PredictOptions options) {
@@ -302,6 +325,12 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
 }
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions options) {
+  check_inputs(x, "predict");
+  return CallUndo::run(*this, false, [&] { return predict_tensors(x, options); });
+}
+
+std::vector<Tensor> Model::predict_tensors(const std::vector<Tensor>& x,
+                                           const PredictOptions& options) {
   Trainer& t = predicting_trainer();
   const datasets::Dataset data = datasets::Dataset::from_tensor_slices(x).batch(options.batch_size);
   const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
@@ -331,25 +360,31 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions 
 std::map<std::string, double> Model::train_on_batch(const std::vector<Tensor>& x,
                                                     const std::vector<Tensor>& y,
                                                     const Tensor& sample_weight) {
+  check_inputs(x, "train_on_batch");
   Trainer& t = trainer();
   // Keras's default: metrics accumulate across calls until reset_metrics.
-  return t.train_batch(
-      {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+  return CallUndo::run(*this, false, [&] {
+    return t.train_batch(
+        {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+  });
 }
 
 std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
                                                    const std::vector<Tensor>& y,
                                                    const Tensor& sample_weight) {
+  check_inputs(x, "test_on_batch");
   Trainer& t = trainer();
   NoGradGuard no_grad;
-  return t.test_batch(
-      {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+  return CallUndo::run(*this, false, [&] {
+    return t.test_batch(
+        {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+  });
 }
 
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
-  Trainer& t = predicting_trainer();
+  check_inputs(x, "predict_on_batch");
   NoGradGuard no_grad;
-  return t.predict_batch(x);
+  return CallUndo::run(*this, false, [&] { return predicting_trainer().predict_batch(x); });
 }
 
 }  // namespace kiln

@@ -5,11 +5,15 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "configs/run.h"
 #include "configs/yaml_config.h"
 #include "datasets/fashion_mnist.h"
 #include "engine/saving/checkpoint.h"
+#include "framework/core/error.h"
 #include "framework/ops/ops.h"
 
 namespace kiln::configs {
@@ -51,6 +55,45 @@ TEST(TrainRun, CheckpointsReproduceTheTestScores) {
   EXPECT_EQ(out.shape(), Shape({7, 10}));
   EXPECT_EQ(format_scores({{"loss", 0.33121}, {"accuracy", 0.88456}}, "test_"),
             "test_loss: 0.3312 - test_accuracy: 0.8846");
+  std::filesystem::remove_all(dir);
+}
+
+// A run whose data does not fit its model is refused before its directory is touched: the files
+// of the run that trained there before stay as they were, and the corrected run trains.
+TEST(TrainRun, DataThatDoesNotFitTheModelLeavesTheRunDirectoryAlone) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kiln_refused_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const std::vector<std::string> small = {"data.limit=600", "training.epochs=1",
+                                          "output.dir=" + dir.string()};
+  const std::string file = std::string(KILN_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  const auto read = [&](const char* name) {
+    std::ifstream in(dir / name, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  };
+  ASSERT_FALSE(train(load_run(file, small), {.verbose = 0}).interrupted);
+  const std::string config = read("config.yaml"), log = read("log.csv");
+  const auto before = std::filesystem::last_write_time(dir / "latest.checkpoint.h5");
+
+  std::vector<std::string> wrong = small;
+  wrong.push_back("model.input.shape=[28, 27]");
+  try {
+    train(load_run(file, wrong), {.verbose = 0});
+    ADD_FAILURE() << "a model on 28x27 images trained on 28x28 ones";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("kiln train (data): model 'fashion_mnist_mlp' input "),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("expects shape (None, 28, 27), got (128, 28, 28)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read("config.yaml"), config);
+  EXPECT_EQ(read("log.csv"), log);
+  EXPECT_EQ(std::filesystem::last_write_time(dir / "latest.checkpoint.h5"), before);
+  EXPECT_TRUE(train(load_run(file, small), {.verbose = 0}).test_scores.contains("accuracy"));
   std::filesystem::remove_all(dir);
 }
 

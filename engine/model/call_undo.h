@@ -1,0 +1,54 @@
+#pragma once
+// A model call that fails before it has run a step leaves nothing behind. Such a call (fit,
+// evaluate, predict, train_on_batch, ... with a batch its model refuses) may already have created
+// state: traced steps whose signatures came from the refused batch, resolved metrics, optimizer
+// slots, the model's weights when the call built it, draws of the random generator (initializers,
+// a shuffle seed), new values of existing variables (a callback restoring a checkpoint). CallUndo
+// records what is there when a call starts and puts it back when the call throws before any step
+// ran, so the next correct call works as it would on a model that never saw the failed one. A
+// call that ran steps keeps what they did, as in Keras (a fit stopped in its third epoch keeps
+// two epochs of training).
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "framework/tensor/variable.h"
+
+namespace kiln {
+
+class Model;
+
+class CallUndo {
+ public:
+  // `whole_fit`: the call runs callbacks that may assign variables before its first step (fit),
+  // so their values are recorded even when the steps exist already.
+  CallUndo(Model& model, bool whole_fit);
+
+  // Runs `call`; when it throws before running a step, restores the model and rethrows.
+  template <typename F>
+  static decltype(auto) run(Model& model, bool whole_fit, F&& call) {
+    CallUndo undo(model, whole_fit);
+    try {
+      return std::forward<F>(call)();
+    } catch (...) {
+      undo.restore_if_no_step_ran();
+      throw;
+    }
+  }
+
+ private:
+  void restore_if_no_step_ran();
+
+  Model& model_;
+  bool had_trainer_ = false;
+  bool had_train_steps_ = false;
+  bool had_predict_step_ = false;
+  bool was_built_ = false;
+  uint64_t steps_run_ = 0;
+  size_t optimizer_slots_ = 0;
+  uint64_t seed_ = 0;
+  uint64_t draws_ = 0;
+  std::vector<std::pair<Variable, Tensor>> values_;  // deep copies
+};
+
+}  // namespace kiln
