@@ -5,10 +5,10 @@
 
 #include <vector>
 
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/random/random.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::bench {
 

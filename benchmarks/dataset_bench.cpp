@@ -11,8 +11,8 @@
 #include <numeric>
 #include <random>
 
-#include "datasets/dataset.h"
-#include "framework/ops/ops.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::datasets {
 namespace {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "benchmarks/bench_util.h"
-#include "framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/cpu/parallel.h"
 
 namespace kiln::bench {
 namespace {

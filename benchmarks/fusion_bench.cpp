@@ -3,9 +3,9 @@
 // and writes the output once.
 #include <benchmark/benchmark.h>
 
-#include "engine/function/function.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 namespace {

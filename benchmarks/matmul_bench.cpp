@@ -3,7 +3,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "benchmarks/bench_util.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::bench {
 namespace {

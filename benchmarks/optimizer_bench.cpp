@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "engine/function/function.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/optimizer_ops.h"
-#include "framework/random/random.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/optimizer_ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 namespace {

@@ -1,7 +1,11 @@
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(dnnl REQUIRED CONFIG)
 find_package(ZLIB REQUIRED)
-find_package(HDF5 REQUIRED COMPONENTS C)
+# HDF5 through pkg-config's imported target, which an installed kiln's config finds again by
+# name: FindHDF5's C component would make its consumers enable C, and its library paths are the
+# build machine's.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(KILN_HDF5 REQUIRED IMPORTED_TARGET hdf5)
 find_package(yaml-cpp REQUIRED CONFIG)
 if(KILN_BUILD_TESTS)
   find_package(GTest REQUIRED)

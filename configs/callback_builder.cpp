@@ -1,17 +1,17 @@
-#include "configs/callback_builder.h"
+#include "kiln/configs/callback_builder.h"
 
 #include <filesystem>
 #include <functional>
 #include <map>
 
-#include "configs/keras_objects.h"
-#include "engine/model/callbacks/backup_and_restore.h"
-#include "engine/model/callbacks/csv_logger.h"
-#include "engine/model/callbacks/early_stopping.h"
-#include "engine/model/callbacks/model_checkpoint.h"
-#include "engine/model/callbacks/reduce_lr_on_plateau.h"
-#include "engine/model/callbacks/simple_callbacks.h"
-#include "framework/core/error.h"
+#include "kiln/configs/keras_objects.h"
+#include "kiln/engine/model/callbacks/backup_and_restore.h"
+#include "kiln/engine/model/callbacks/csv_logger.h"
+#include "kiln/engine/model/callbacks/early_stopping.h"
+#include "kiln/engine/model/callbacks/model_checkpoint.h"
+#include "kiln/engine/model/callbacks/reduce_lr_on_plateau.h"
+#include "kiln/engine/model/callbacks/simple_callbacks.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::configs {
 namespace {

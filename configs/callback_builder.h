@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/callbacks/callback.h"
-#include "framework/core/config.h"
+#include "kiln/engine/model/callbacks/callback.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::configs {
 

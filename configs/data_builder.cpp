@@ -1,10 +1,10 @@
-#include "configs/data_builder.h"
+#include "kiln/configs/data_builder.h"
 
-#include "datasets/fashion_mnist.h"
-#include "datasets/text/fortunes.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
+#include "kiln/datasets/fashion_mnist.h"
+#include "kiln/datasets/text/fortunes.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::configs {
 namespace {

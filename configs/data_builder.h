@@ -20,8 +20,8 @@
 #include <optional>
 #include <string>
 
-#include "datasets/dataset.h"
-#include "framework/core/config.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::configs {
 

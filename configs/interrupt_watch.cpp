@@ -1,4 +1,4 @@
-#include "configs/interrupt_watch.h"
+#include "kiln/configs/interrupt_watch.h"
 
 #include <pthread.h>
 
@@ -6,7 +6,7 @@
 #include <csignal>
 #include <thread>
 
-#include "configs/run_callbacks.h"
+#include "kiln/configs/run_callbacks.h"
 
 namespace kiln::configs {
 namespace {

@@ -1,9 +1,9 @@
-#include "configs/keras_objects.h"
+#include "kiln/configs/keras_objects.h"
 
 #include <algorithm>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln::configs {
 

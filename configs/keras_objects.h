@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/core/error.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::configs {
 

@@ -1,13 +1,13 @@
-#include "configs/model_builder.h"
+#include "kiln/configs/model_builder.h"
 
 #include <map>
 
-#include "configs/keras_objects.h"
-#include "engine/model/sequential.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "layers/core/input_layer.h"
-#include "layers/registry.h"
+#include "kiln/configs/keras_objects.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln::configs {
 namespace {

@@ -16,8 +16,8 @@
 // `layers` on `input`.
 #include <memory>
 
-#include "engine/model/model.h"
-#include "framework/core/config.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::configs {
 

@@ -1,26 +1,26 @@
-#include "configs/run.h"
+#include "kiln/configs/run.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
-#include "configs/callback_builder.h"
-#include "configs/data_builder.h"
-#include "configs/interrupt_watch.h"
-#include "configs/keras_objects.h"
-#include "configs/model_builder.h"
-#include "configs/run_callbacks.h"
-#include "configs/yaml_config.h"
-#include "engine/metrics/registry.h"
-#include "engine/model/callbacks/csv_logger.h"
-#include "engine/model/callbacks/model_checkpoint.h"
-#include "engine/saving/atomic_write.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/random/random.h"
-#include "layers/dtype_policy.h"
-#include "losses/registry.h"
-#include "optimizers/registry.h"
+#include "kiln/configs/callback_builder.h"
+#include "kiln/configs/data_builder.h"
+#include "kiln/configs/interrupt_watch.h"
+#include "kiln/configs/keras_objects.h"
+#include "kiln/configs/model_builder.h"
+#include "kiln/configs/run_callbacks.h"
+#include "kiln/configs/yaml_config.h"
+#include "kiln/engine/metrics/registry.h"
+#include "kiln/engine/model/callbacks/csv_logger.h"
+#include "kiln/engine/model/callbacks/model_checkpoint.h"
+#include "kiln/engine/saving/atomic_write.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/dtype_policy.h"
+#include "kiln/losses/registry.h"
+#include "kiln/optimizers/registry.h"
 
 namespace kiln::configs {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/model.h"
-#include "framework/core/config.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::configs {
 

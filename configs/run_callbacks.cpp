@@ -1,8 +1,8 @@
-#include "configs/run_callbacks.h"
+#include "kiln/configs/run_callbacks.h"
 
-#include "engine/model/model.h"
-#include "engine/saving/checkpoint.h"
-#include "framework/core/log.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/framework/core/log.h"
 
 namespace kiln::configs {
 

@@ -1,4 +1,4 @@
-#include "configs/yaml_config.h"
+#include "kiln/configs/yaml_config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -10,7 +10,7 @@
 #include <regex>
 #include <sstream>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::configs {
 namespace {

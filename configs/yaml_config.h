@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "framework/core/config.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::configs {
 

@@ -1,4 +1,4 @@
-#include "datasets/csv_file.h"
+#include "kiln/datasets/csv_file.h"
 
 #include <charconv>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <type_traits>
 #include <variant>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln::datasets {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::datasets {
 

@@ -18,8 +18,8 @@
 #include <optional>
 #include <vector>
 
-#include "datasets/pipeline/dataset_node.h"
-#include "datasets/pipeline/element.h"
+#include "kiln/datasets/pipeline/dataset_node.h"
+#include "kiln/datasets/pipeline/element.h"
 
 namespace kiln::datasets {
 

@@ -1,9 +1,9 @@
-#include "datasets/fashion_mnist.h"
+#include "kiln/datasets/fashion_mnist.h"
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -2,8 +2,8 @@
 // Fashion-MNIST from the Debian package dataset-fashion-mnist.
 #include <string>
 
-#include "datasets/dataset.h"
-#include "datasets/mnist_style.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/datasets/mnist_style.h"
 
 namespace kiln::datasets {
 

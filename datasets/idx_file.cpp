@@ -1,11 +1,11 @@
-#include "datasets/idx_file.h"
+#include "kiln/datasets/idx_file.h"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <filesystem>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -1,7 +1,7 @@
-#include "datasets/mnist_style.h"
+#include "kiln/datasets/mnist_style.h"
 
-#include "datasets/idx_file.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/idx_file.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 

@@ -1,4 +1,4 @@
-#include "datasets/npy_file.h"
+#include "kiln/datasets/npy_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string_view>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

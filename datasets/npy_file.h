@@ -4,7 +4,7 @@
 // bool), C order, little-endian.
 #include <string>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::datasets {
 

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include "framework/core/config.h"
-#include "layers/layer.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

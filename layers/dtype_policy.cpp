@@ -1,10 +1,10 @@
-#include "layers/dtype_policy.h"
+#include "kiln/layers/dtype_policy.h"
 
 #include <array>
 #include <mutex>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln::layers {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "framework/core/dtype.h"
+#include "kiln/framework/core/dtype.h"
 
 namespace kiln::layers {
 

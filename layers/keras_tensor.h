@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::layers {
 

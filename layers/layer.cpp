@@ -1,4 +1,4 @@
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 #include <algorithm>
 #include <atomic>
@@ -6,11 +6,11 @@
 #include <map>
 #include <mutex>
 
-#include "framework/core/error.h"
-#include "framework/core/log.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln::layers {
 namespace {

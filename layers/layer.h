@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
-#include "framework/tensor/variable.h"
-#include "layers/dtype_policy.h"
-#include "layers/initializers/initializers.h"
-#include "layers/keras_tensor.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/framework/tensor/variable.h"
+#include "kiln/layers/dtype_policy.h"
+#include "kiln/layers/initializers/initializers.h"
+#include "kiln/layers/keras_tensor.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

@@ -1,6 +1,6 @@
-#include "layers/layer_config.h"
+#include "kiln/layers/layer_config.h"
 
-#include "layers/initializers/initializers.h"
+#include "kiln/layers/initializers/initializers.h"
 
 namespace kiln::layers {
 

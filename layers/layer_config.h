@@ -4,9 +4,9 @@
 #include <string>
 #include <string_view>
 
-#include "framework/core/config.h"
-#include "layers/layer.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

@@ -1,11 +1,11 @@
-#include "layers/registry.h"
+#include "kiln/layers/registry.h"
 
 #include <map>
 #include <mutex>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "layers/builtin_layers.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/layers/builtin_layers.h"
 
 namespace kiln::layers {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "layers/layer.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

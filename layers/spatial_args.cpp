@@ -1,6 +1,6 @@
-#include "layers/spatial_args.h"
+#include "kiln/layers/spatial_args.h"
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::layers {
 

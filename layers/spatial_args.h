@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/core/config.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::layers {
 

@@ -1,6 +1,6 @@
-#include "layers/unsupported_args.h"
+#include "kiln/layers/unsupported_args.h"
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::layers {
 

@@ -5,7 +5,7 @@
 #include <initializer_list>
 #include <string_view>
 
-#include "framework/core/config.h"
+#include "kiln/framework/core/config.h"
 
 namespace kiln::layers {
 

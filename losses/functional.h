@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <optional>
 
-#include "framework/tensor/tensor.h"
-#include "losses/reduction.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/losses/reduction.h"
 
 namespace kiln::losses {
 

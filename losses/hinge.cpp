@@ -1,7 +1,7 @@
 // Hinge loss, with Keras's conversion of 0/1 labels to -1/1.
-#include "framework/ops/ops.h"
-#include "losses/functional.h"
-#include "losses/prepare.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
+#include "kiln/losses/prepare.h"
 
 namespace kiln::losses {
 

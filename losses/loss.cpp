@@ -1,8 +1,8 @@
-#include "losses/loss.h"
+#include "kiln/losses/loss.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "losses/prepare.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/prepare.h"
 
 namespace kiln::losses {
 

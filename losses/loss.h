@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
-#include "losses/reduction.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/losses/reduction.h"
 
 namespace kiln::losses {
 

@@ -1,9 +1,9 @@
-#include "losses/losses.h"
+#include "kiln/losses/losses.h"
 
 #include <utility>
 
-#include "framework/core/error.h"
-#include "losses/functional.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/losses/functional.h"
 
 namespace kiln::losses {
 namespace {

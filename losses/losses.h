@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "losses/loss.h"
+#include "kiln/losses/loss.h"
 
 namespace kiln::losses {
 

@@ -1,8 +1,8 @@
-#include "losses/prepare.h"
+#include "kiln/losses/prepare.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "losses/reduction.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/reduction.h"
 
 namespace kiln::losses::internal {
 bool same_known_dims(const Shape& a, const Shape& b) {

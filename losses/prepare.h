@@ -4,7 +4,7 @@
 // brought to one rank (a [B] label against a [B, 1] prediction).
 #include <string_view>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::losses::internal {
 

@@ -2,10 +2,10 @@
 // renormalized, where the 1e-7 clipping happens), so values and gradients match Keras's.
 #include <vector>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "losses/functional.h"
-#include "losses/prepare.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
+#include "kiln/losses/prepare.h"
 
 namespace kiln::losses {
 

@@ -1,14 +1,14 @@
-#include "losses/reduction.h"
+#include "kiln/losses/reduction.h"
 
 #include <array>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
-#include "losses/prepare.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/prepare.h"
 
 namespace kiln::losses {
 namespace {

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <utility>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::losses {
 

@@ -1,4 +1,4 @@
-#include "losses/registry.h"
+#include "kiln/losses/registry.h"
 
 #include <initializer_list>
 #include <map>
@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "losses/losses.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/losses/losses.h"
 
 namespace kiln::losses {
 namespace {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "losses/loss.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/losses/loss.h"
 
 namespace kiln::losses {
 

@@ -2,9 +2,9 @@
 // gradients match Keras's.
 #include <numbers>
 
-#include "framework/ops/ops.h"
-#include "losses/functional.h"
-#include "losses/prepare.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
+#include "kiln/losses/prepare.h"
 
 namespace kiln::losses {
 

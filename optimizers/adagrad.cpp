@@ -1,7 +1,7 @@
-#include "optimizers/adagrad.h"
+#include "kiln/optimizers/adagrad.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::optimizers {
 

@@ -1,8 +1,8 @@
-#include "optimizers/adam.h"
+#include "kiln/optimizers/adam.h"
 
-#include "framework/ops/op_def.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/optimizer_ops.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/optimizer_ops.h"
 
 namespace kiln::optimizers {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "optimizers/builtin_optimizer.h"
+#include "kiln/optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 

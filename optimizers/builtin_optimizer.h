@@ -11,9 +11,9 @@
 #include <variant>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "optimizers/optimizer.h"
-#include "optimizers/registry.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/optimizers/optimizer.h"
+#include "kiln/optimizers/registry.h"
 
 namespace kiln::optimizers {
 

@@ -1,6 +1,6 @@
-#include "optimizers/nadam.h"
+#include "kiln/optimizers/nadam.h"
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::optimizers {
 namespace {

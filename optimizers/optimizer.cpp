@@ -1,11 +1,11 @@
-#include "optimizers/optimizer.h"
+#include "kiln/optimizers/optimizer.h"
 
 #include <algorithm>
 
-#include "framework/core/error.h"
-#include "framework/core/log.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::optimizers {
 namespace {

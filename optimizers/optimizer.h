@@ -9,10 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
-#include "framework/tensor/variable.h"
-#include "optimizers/schedules.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/framework/tensor/variable.h"
+#include "kiln/optimizers/schedules.h"
 
 namespace kiln::optimizers {
 

@@ -1,16 +1,16 @@
-#include "optimizers/registry.h"
+#include "kiln/optimizers/registry.h"
 
 #include <cctype>
 #include <map>
 #include <mutex>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "optimizers/adagrad.h"
-#include "optimizers/adam.h"
-#include "optimizers/nadam.h"
-#include "optimizers/rmsprop.h"
-#include "optimizers/sgd.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/optimizers/adagrad.h"
+#include "kiln/optimizers/adam.h"
+#include "kiln/optimizers/nadam.h"
+#include "kiln/optimizers/rmsprop.h"
+#include "kiln/optimizers/sgd.h"
 
 namespace kiln::optimizers {
 namespace {

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "optimizers/optimizer.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/optimizers/optimizer.h"
 
 namespace kiln::optimizers {
 

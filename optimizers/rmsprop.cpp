@@ -1,6 +1,6 @@
-#include "optimizers/rmsprop.h"
+#include "kiln/optimizers/rmsprop.h"
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::optimizers {
 

@@ -1,13 +1,13 @@
-#include "optimizers/schedules.h"
+#include "kiln/optimizers/schedules.h"
 
 #include <algorithm>
 #include <functional>
 #include <map>
 #include <numbers>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::optimizers {
 namespace {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::optimizers {
 

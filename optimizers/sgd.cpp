@@ -1,7 +1,7 @@
-#include "optimizers/sgd.h"
+#include "kiln/optimizers/sgd.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::optimizers {
 

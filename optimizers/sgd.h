@@ -3,7 +3,7 @@
 #include <array>
 #include <string_view>
 
-#include "optimizers/builtin_optimizer.h"
+#include "kiln/optimizers/builtin_optimizer.h"
 
 namespace kiln::optimizers {
 

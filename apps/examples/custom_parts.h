@@ -6,7 +6,7 @@
 //   layer ResidualDense {activation}        x + activation(x W + b)
 #include <string>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::examples {
 

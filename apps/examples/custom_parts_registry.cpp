@@ -2,11 +2,11 @@
 
 #include <mutex>
 
-#include "framework/ops/ops.h"
-#include "layers/activations/activations.h"
-#include "layers/layer_config.h"
-#include "layers/registry.h"
-#include "losses/registry.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/activations/activations.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/registry.h"
+#include "kiln/losses/registry.h"
 
 namespace kiln::examples {
 namespace {

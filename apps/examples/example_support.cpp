@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <string_view>
 
-#include "engine/model/trainer.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "losses/losses.h"
-#include "optimizers/adam.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/losses/losses.h"
+#include "kiln/optimizers/adam.h"
 
 namespace kiln::examples {
 namespace {

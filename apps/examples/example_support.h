@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "datasets/fashion_mnist.h"
-#include "engine/model/callbacks/callback.h"
-#include "engine/model/compile_options.h"
-#include "engine/model/model.h"
+#include "kiln/datasets/fashion_mnist.h"
+#include "kiln/engine/model/callbacks/callback.h"
+#include "kiln/engine/model/compile_options.h"
+#include "kiln/engine/model/model.h"
 
 namespace kiln::examples {
 

@@ -17,15 +17,15 @@
 
 #include "apps/examples/example_support.h"
 #include "apps/examples/transformer_encoder.h"
-#include "datasets/text/fortunes.h"
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "framework/core/error.h"
-#include "layers/core/dense.h"
-#include "layers/core/embedding.h"
-#include "layers/core/input_layer.h"
-#include "layers/pooling/global_pooling.h"
-#include "layers/recurrent/recurrent_layers.h"
+#include "kiln/datasets/text/fortunes.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/embedding.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/pooling/global_pooling.h"
+#include "kiln/layers/recurrent/recurrent_layers.h"
 
 using namespace kiln;
 using datasets::Dataset;

@@ -4,10 +4,10 @@
 #include <cstdio>
 
 #include "apps/examples/example_support.h"
-#include "engine/model/sequential.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
-#include "layers/reshaping/flatten.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/reshaping/flatten.h"
 
 using namespace kiln;
 using layers::Dense;

@@ -2,11 +2,11 @@
 
 #include <vector>
 
-#include "layers/attention/multi_head_attention.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/merge/merge.h"
-#include "layers/normalization/layer_normalization.h"
+#include "kiln/layers/attention/multi_head_attention.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/merge/merge.h"
+#include "kiln/layers/normalization/layer_normalization.h"
 
 namespace kiln::examples {
 

@@ -9,7 +9,7 @@
 // the steps through, so a masked pooling after the block ignores the padding.
 #include <cstdint>
 
-#include "layers/keras_tensor.h"
+#include "kiln/layers/keras_tensor.h"
 
 namespace kiln::examples {
 

@@ -4,12 +4,12 @@
 #include <cstdio>
 
 #include "apps/examples/example_support.h"
-#include "framework/ops/ops.h"
-#include "layers/conv/conv.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
-#include "layers/merge/concatenate.h"
-#include "layers/pooling/global_pooling.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/conv/conv.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/merge/concatenate.h"
+#include "kiln/layers/pooling/global_pooling.h"
 
 using namespace kiln;
 using layers::Dense;

@@ -8,10 +8,10 @@
 #include <string_view>
 #include <vector>
 
-#include "configs/run.h"
-#include "datasets/npy_file.h"
-#include "engine/saving/inspect.h"
-#include "framework/core/log.h"
+#include "kiln/configs/run.h"
+#include "kiln/datasets/npy_file.h"
+#include "kiln/engine/saving/inspect.h"
+#include "kiln/framework/core/log.h"
 
 namespace {
 

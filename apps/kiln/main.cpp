@@ -1,6 +1,6 @@
 // The kiln command (`kiln --help`).
 #include "apps/kiln/cli.h"
-#include "configs/interrupt_watch.h"
+#include "kiln/configs/interrupt_watch.h"
 
 int main(int argc, char** argv) {
   kiln::configs::watch_interrupts();

@@ -10,14 +10,14 @@
 #include <cstring>
 #include <random>
 
-#include "datasets/dataset.h"
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "layers/core/dense.h"
-#include "layers/core/embedding.h"
-#include "layers/core/input_layer.h"
-#include "layers/recurrent/recurrent_layers.h"
-#include "losses/losses.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/embedding.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/recurrent/recurrent_layers.h"
+#include "kiln/losses/losses.h"
 
 using namespace kiln;
 

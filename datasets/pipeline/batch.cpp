@@ -1,7 +1,7 @@
 // Dataset::batch and Dataset::padded_batch: combine consecutive elements into one, by stacking
 // equal shapes or by padding them to a common one.
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -4,8 +4,8 @@
 // shapes (and so the traces of a train step) by the number of buckets.
 #include <algorithm>
 
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

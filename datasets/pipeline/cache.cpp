@@ -1,7 +1,7 @@
 // Dataset::cache: the first complete pass is kept in memory and replayed by later passes.
 #include <mutex>
 
-#include "datasets/dataset.h"
+#include "kiln/datasets/dataset.h"
 
 namespace kiln::datasets {
 namespace {

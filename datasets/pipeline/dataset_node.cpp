@@ -1,4 +1,4 @@
-#include "datasets/pipeline/dataset_node.h"
+#include "kiln/datasets/pipeline/dataset_node.h"
 
 #include <vector>
 

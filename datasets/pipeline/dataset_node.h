@@ -9,8 +9,8 @@
 #include <span>
 #include <string_view>
 
-#include "datasets/pipeline/element.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/pipeline/element.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 

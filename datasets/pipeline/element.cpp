@@ -1,10 +1,10 @@
-#include "datasets/pipeline/element.h"
+#include "kiln/datasets/pipeline/element.h"
 
 #include <algorithm>
 #include <cstring>
 #include <sstream>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -1,7 +1,7 @@
 // Dataset::from_elements: a dataset of given elements, which may differ in shape (sequences of
 // different lengths, before padded_batch or bucket_by_sequence_length).
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

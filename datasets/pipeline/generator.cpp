@@ -1,6 +1,6 @@
 // Dataset::from_generator: elements produced by user code, one fresh generator per pass.
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -1,6 +1,6 @@
 // Dataset::map: applies a function to every element.
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -7,9 +7,9 @@
 #include <thread>
 #include <utility>
 
-#include "datasets/dataset.h"
-#include "framework/backends/backend.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -1,6 +1,6 @@
 // Dataset::repeat: runs upstream passes back to back.
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -1,8 +1,8 @@
 // Dataset::shuffle: tf.data's buffered shuffle, driven by Philox so the order depends only on
 // (seed, pass) and never on threads or platform.
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
-#include "framework/random/philox.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/random/philox.h"
 
 namespace kiln::datasets {
 namespace {

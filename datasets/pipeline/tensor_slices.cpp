@@ -1,9 +1,9 @@
 // Dataset::from_tensor_slices: element i holds row i of every component, as views.
 #include <sstream>
 
-#include "datasets/dataset.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::datasets {
 namespace {

@@ -1,9 +1,9 @@
-#include "datasets/text/char_vocabulary.h"
+#include "kiln/datasets/text/char_vocabulary.h"
 
 #include <algorithm>
 #include <map>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 

@@ -1,4 +1,4 @@
-#include "datasets/text/fortunes.h"
+#include "kiln/datasets/text/fortunes.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <random>
 #include <sstream>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/dataset.h"
-#include "datasets/text/char_vocabulary.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/datasets/text/char_vocabulary.h"
 
 namespace kiln::datasets {
 

@@ -1,9 +1,9 @@
-#include "datasets/text/pad_sequences.h"
+#include "kiln/datasets/text/pad_sequences.h"
 
 #include <algorithm>
 
-#include "framework/core/convert.h"
-#include "framework/core/error.h"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
 

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::datasets {
 

@@ -1,15 +1,15 @@
-#include "engine/control_flow/control_flow.h"
+#include "kiln/engine/control_flow/control_flow.h"
 
 #include <memory>
 #include <string>
 
-#include "engine/graph/build_graph.h"
-#include "engine/graph/subgraphs.h"
-#include "engine/passes/passes.h"
-#include "framework/autodiff/grad_mode.h"
-#include "framework/core/error.h"
-#include "framework/graph/trace_frame.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/engine/graph/build_graph.h"
+#include "kiln/engine/graph/subgraphs.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/graph/trace_frame.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln {
 namespace engine {

@@ -18,7 +18,7 @@
 #include <functional>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

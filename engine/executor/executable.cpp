@@ -1,4 +1,4 @@
-#include "engine/executor/executable.h"
+#include "kiln/engine/executor/executable.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,12 +6,12 @@
 #include <map>
 #include <sstream>
 
-#include "engine/executor/op_profiler.h"
-#include "engine/graph/op_traits.h"
-#include "engine/graph/subgraphs.h"
-#include "framework/core/convert.h"
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/engine/executor/op_profiler.h"
+#include "kiln/engine/graph/op_traits.h"
+#include "kiln/engine/graph/subgraphs.h"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln::engine {
 

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/graph/graph.h"
-#include "framework/ops/op_def.h"
+#include "kiln/engine/graph/graph.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/executor/op_profiler.h"
+#include "kiln/engine/executor/op_profiler.h"
 
 #include <algorithm>
 #include <cstdio>

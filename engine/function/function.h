@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/function/function_core.h"
-#include "engine/function/tree.h"
-#include "engine/function/tree_visitors.h"
-#include "framework/graph/trace_frame.h"
+#include "kiln/engine/function/function_core.h"
+#include "kiln/engine/function/tree.h"
+#include "kiln/engine/function/tree_visitors.h"
+#include "kiln/framework/graph/trace_frame.h"
 
 namespace kiln {
 

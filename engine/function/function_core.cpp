@@ -1,14 +1,14 @@
-#include "engine/function/function_core.h"
+#include "kiln/engine/function/function_core.h"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <unordered_map>
 
-#include "engine/graph/build_graph.h"
-#include "framework/core/log.h"
-#include "framework/graph/trace_frame.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/engine/graph/build_graph.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/framework/graph/trace_frame.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln {
 namespace {

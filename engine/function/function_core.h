@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/function/function_options.h"
-#include "engine/function/function_ref.h"
-#include "engine/function/trace.h"
+#include "kiln/engine/function/function_options.h"
+#include "kiln/engine/function/function_ref.h"
+#include "kiln/engine/function/trace.h"
 
 namespace kiln::engine {
 

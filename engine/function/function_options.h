@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/executor/executable.h"
-#include "engine/function/tensor_spec.h"
-#include "engine/passes/passes.h"
+#include "kiln/engine/executor/executable.h"
+#include "kiln/engine/function/tensor_spec.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln {
 

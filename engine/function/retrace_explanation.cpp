@@ -1,7 +1,7 @@
 #include <sstream>
 
-#include "engine/function/trace.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/engine/function/trace.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln::engine {
 namespace {

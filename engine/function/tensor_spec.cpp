@@ -1,11 +1,11 @@
-#include "engine/function/tensor_spec.h"
+#include "kiln/engine/function/tensor_spec.h"
 
 #include <limits>
 #include <sstream>
 
-#include "framework/autodiff/grad_mode.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 

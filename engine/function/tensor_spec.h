@@ -5,10 +5,10 @@
 #include <optional>
 #include <string>
 
-#include "framework/core/device.h"
-#include "framework/core/dtype.h"
-#include "framework/core/shape.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/device.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/core/shape.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

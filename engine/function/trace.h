@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "engine/executor/executable.h"
-#include "engine/function/tensor_spec.h"
-#include "engine/graph/graph.h"
+#include "kiln/engine/executor/executable.h"
+#include "kiln/engine/function/tensor_spec.h"
+#include "kiln/engine/graph/graph.h"
 
 namespace kiln::engine {
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

@@ -10,8 +10,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "engine/function/tree.h"
-#include "framework/core/error.h"
+#include "kiln/engine/function/tree.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::engine {
 

@@ -1,9 +1,9 @@
-#include "engine/graph/build_graph.h"
+#include "kiln/engine/graph/build_graph.h"
 
 #include <unordered_map>
 
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln::engine {
 namespace {

@@ -1,11 +1,11 @@
-#include "engine/graph/graph.h"
+#include "kiln/engine/graph/graph.h"
 
 #include <algorithm>
 #include <sstream>
 
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::engine {
 

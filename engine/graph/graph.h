@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "framework/graph/node.h"
-#include "framework/ops/attrs.h"
-#include "framework/ops/op_list.h"
-#include "framework/tensor/tensor.h"
-#include "framework/tensor/variable.h"
+#include "kiln/framework/graph/node.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/ops/op_list.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln::engine {
 

@@ -1,6 +1,6 @@
 #pragma once
 // What the passes and the planner need to know about an op beyond its table entry.
-#include "framework/ops/op_list.h"
+#include "kiln/framework/ops/op_list.h"
 
 namespace kiln::engine {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/graph/graph.h"
+#include "kiln/engine/graph/graph.h"
 
 namespace kiln::engine {
 

@@ -1,9 +1,9 @@
-#include "engine/metrics/accuracy_functions.h"
+#include "kiln/engine/metrics/accuracy_functions.h"
 
-#include "engine/metrics/tensor_utils.h"
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/metrics/tensor_utils.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 namespace {

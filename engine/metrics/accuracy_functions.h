@@ -4,7 +4,7 @@
 // average them; MeanMetricWrapper accepts them by name.
 #include <cstdint>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::metrics {
 

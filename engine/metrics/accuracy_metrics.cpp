@@ -1,11 +1,11 @@
-#include "engine/metrics/accuracy_metrics.h"
+#include "kiln/engine/metrics/accuracy_metrics.h"
 
 #include <memory>
 #include <utility>
 
-#include "engine/metrics/accuracy_functions.h"
-#include "engine/metrics/metric_config.h"
-#include "framework/core/error.h"
+#include "kiln/engine/metrics/accuracy_functions.h"
+#include "kiln/engine/metrics/metric_config.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::metrics {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/metrics/reduction_metrics.h"
+#include "kiln/engine/metrics/reduction_metrics.h"
 
 namespace kiln::metrics {
 

@@ -1,4 +1,4 @@
-#include "engine/metrics/auc.h"
+#include "kiln/engine/metrics/auc.h"
 
 #include <algorithm>
 #include <array>
@@ -7,11 +7,11 @@
 #include <memory>
 #include <utility>
 
-#include "engine/metrics/metric_config.h"
-#include "engine/metrics/tensor_utils.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/metrics/metric_config.h"
+#include "kiln/engine/metrics/tensor_utils.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 namespace {

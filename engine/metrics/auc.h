@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/metrics/confusion_counts.h"
-#include "engine/metrics/metric.h"
+#include "kiln/engine/metrics/confusion_counts.h"
+#include "kiln/engine/metrics/metric.h"
 
 namespace kiln::metrics {
 

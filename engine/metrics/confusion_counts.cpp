@@ -1,12 +1,12 @@
-#include "engine/metrics/confusion_counts.h"
+#include "kiln/engine/metrics/confusion_counts.h"
 
 #include <tuple>
 #include <vector>
 
-#include "engine/metrics/tensor_utils.h"
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/metrics/tensor_utils.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 namespace {

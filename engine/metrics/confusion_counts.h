@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
-#include "framework/tensor/variable.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln::metrics {
 

@@ -1,8 +1,8 @@
-#include "engine/metrics/metric.h"
+#include "kiln/engine/metrics/metric.h"
 
-#include "framework/core/dtype.h"
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln::metrics {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
-#include "framework/tensor/variable.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln::metrics {
 

@@ -1,8 +1,8 @@
-#include "engine/metrics/metric_config.h"
+#include "kiln/engine/metrics/metric_config.h"
 
 #include <vector>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::metrics {
 

@@ -1,12 +1,12 @@
-#include "engine/metrics/precision_recall.h"
+#include "kiln/engine/metrics/precision_recall.h"
 
 #include <memory>
 #include <utility>
 
-#include "engine/metrics/metric_config.h"
-#include "engine/metrics/tensor_utils.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/metrics/metric_config.h"
+#include "kiln/engine/metrics/tensor_utils.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/metrics/confusion_counts.h"
-#include "engine/metrics/metric.h"
+#include "kiln/engine/metrics/confusion_counts.h"
+#include "kiln/engine/metrics/metric.h"
 
 namespace kiln::metrics {
 

@@ -4,7 +4,7 @@
 #include <functional>
 #include <string>
 
-#include "engine/metrics/metric.h"
+#include "kiln/engine/metrics/metric.h"
 
 namespace kiln::metrics {
 

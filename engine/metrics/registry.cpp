@@ -1,4 +1,4 @@
-#include "engine/metrics/registry.h"
+#include "kiln/engine/metrics/registry.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,14 +8,14 @@
 #include <set>
 #include <utility>
 
-#include "engine/metrics/accuracy_functions.h"
-#include "engine/metrics/accuracy_metrics.h"
-#include "engine/metrics/auc.h"
-#include "engine/metrics/metric_config.h"
-#include "engine/metrics/precision_recall.h"
-#include "engine/metrics/regression_metrics.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/engine/metrics/accuracy_functions.h"
+#include "kiln/engine/metrics/accuracy_metrics.h"
+#include "kiln/engine/metrics/auc.h"
+#include "kiln/engine/metrics/metric_config.h"
+#include "kiln/engine/metrics/precision_recall.h"
+#include "kiln/engine/metrics/regression_metrics.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln::metrics {
 namespace {

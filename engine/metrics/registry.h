@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/metrics/metric.h"
-#include "engine/metrics/reduction_metrics.h"
-#include "framework/core/config.h"
-#include "framework/core/shape.h"
+#include "kiln/engine/metrics/metric.h"
+#include "kiln/engine/metrics/reduction_metrics.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/core/shape.h"
 
 namespace kiln::metrics {
 

@@ -1,11 +1,11 @@
-#include "engine/metrics/regression_metrics.h"
+#include "kiln/engine/metrics/regression_metrics.h"
 
 #include <memory>
 #include <utility>
 
-#include "engine/metrics/metric_config.h"
-#include "engine/metrics/tensor_utils.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/metrics/metric_config.h"
+#include "kiln/engine/metrics/tensor_utils.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 namespace {

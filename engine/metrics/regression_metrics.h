@@ -2,7 +2,7 @@
 // Keras's regression metrics and the per-sample functions behind them.
 #include <string>
 
-#include "engine/metrics/reduction_metrics.h"
+#include "kiln/engine/metrics/reduction_metrics.h"
 
 namespace kiln::metrics {
 

@@ -1,6 +1,6 @@
-#include "engine/metrics/tensor_utils.h"
+#include "kiln/engine/metrics/tensor_utils.h"
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 

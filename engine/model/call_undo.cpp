@@ -1,8 +1,8 @@
-#include "engine/model/call_undo.h"
+#include "kiln/engine/model/call_undo.h"
 
-#include "engine/model/model.h"
-#include "engine/model/trainer.h"
-#include "framework/random/random.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/tensor/variable.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/metrics/metric.h"
-#include "losses/loss.h"
-#include "optimizers/optimizer.h"
+#include "kiln/engine/metrics/metric.h"
+#include "kiln/losses/loss.h"
+#include "kiln/optimizers/optimizer.h"
 
 namespace kiln {
 

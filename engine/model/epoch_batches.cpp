@@ -1,4 +1,4 @@
-#include "engine/model/epoch_batches.h"
+#include "kiln/engine/model/epoch_batches.h"
 
 namespace kiln {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "datasets/dataset.h"
+#include "kiln/datasets/dataset.h"
 
 namespace kiln {
 

@@ -5,9 +5,9 @@
 #include <optional>
 #include <vector>
 
-#include "datasets/dataset.h"
-#include "engine/model/callbacks/callback.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/engine/model/callbacks/callback.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

@@ -1,12 +1,12 @@
-#include "engine/model/functional_graph.h"
+#include "kiln/engine/model/functional_graph.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "layers/keras_tensor.h"
-#include "layers/layer.h"
+#include "kiln/layers/keras_tensor.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln {
 

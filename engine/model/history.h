@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/callbacks/callback.h"
+#include "kiln/engine/model/callbacks/callback.h"
 
 namespace kiln {
 

@@ -1,13 +1,13 @@
-#include "engine/model/model.h"
+#include "kiln/engine/model/model.h"
 
 #include <algorithm>
 
-#include "engine/model/functional_graph.h"
-#include "engine/model/summary.h"
-#include "engine/model/trainer.h"
-#include "engine/saving/weights_file.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/engine/model/functional_graph.h"
+#include "kiln/engine/model/summary.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/engine/saving/weights_file.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln {
 

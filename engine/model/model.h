@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "datasets/dataset.h"
-#include "engine/model/callbacks/callback.h"
-#include "engine/model/compile_options.h"
-#include "engine/model/fit_options.h"
-#include "engine/model/history.h"
-#include "layers/layer.h"
+#include "kiln/datasets/dataset.h"
+#include "kiln/engine/model/callbacks/callback.h"
+#include "kiln/engine/model/compile_options.h"
+#include "kiln/engine/model/fit_options.h"
+#include "kiln/engine/model/history.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln {
 

@@ -6,14 +6,14 @@
 #include <optional>
 #include <set>
 
-#include "engine/model/functional_graph.h"
-#include "engine/model/model.h"
-#include "engine/model/sequential.h"
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "layers/core/input_layer.h"
-#include "layers/layer_config.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/functional_graph.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln {
 namespace {

@@ -1,11 +1,11 @@
-#include "engine/model/sequential.h"
+#include "kiln/engine/model/sequential.h"
 
-#include "engine/model/summary.h"
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "layers/core/input_layer.h"
-#include "layers/layer_config.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/summary.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln {
 

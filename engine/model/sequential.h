@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/model.h"
+#include "kiln/engine/model/model.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "engine/model/summary.h"
+#include "kiln/engine/model/summary.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/model.h"
-#include "framework/core/shape.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/framework/core/shape.h"
 
 namespace kiln {
 

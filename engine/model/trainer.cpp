@@ -1,17 +1,17 @@
-#include "engine/model/trainer.h"
+#include "kiln/engine/model/trainer.h"
 
 #include <set>
 #include <string>
 
-#include "engine/metrics/reduction_metrics.h"
-#include "engine/metrics/registry.h"
-#include "engine/model/model.h"
-#include "framework/autodiff/grad.h"
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
-#include "losses/registry.h"
-#include "optimizers/registry.h"
+#include "kiln/engine/metrics/reduction_metrics.h"
+#include "kiln/engine/metrics/registry.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/registry.h"
+#include "kiln/optimizers/registry.h"
 
 namespace kiln {
 namespace {

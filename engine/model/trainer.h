@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/function/function.h"
-#include "engine/metrics/metric.h"
-#include "engine/metrics/reduction_metrics.h"
-#include "engine/model/callbacks/callback.h"
-#include "engine/model/compile_options.h"
-#include "losses/loss.h"
-#include "optimizers/optimizer.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/engine/metrics/metric.h"
+#include "kiln/engine/metrics/reduction_metrics.h"
+#include "kiln/engine/model/callbacks/callback.h"
+#include "kiln/engine/model/compile_options.h"
+#include "kiln/losses/loss.h"
+#include "kiln/optimizers/optimizer.h"
 
 namespace kiln {
 

@@ -5,16 +5,16 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/model/call_undo.h"
-#include "engine/model/callbacks/progbar_logger.h"
-#include "engine/model/epoch_batches.h"
-#include "engine/model/model.h"
-#include "engine/model/trainer.h"
-#include "framework/autodiff/grad_mode.h"
-#include "framework/core/error.h"
-#include "framework/core/log.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
+#include "kiln/engine/model/call_undo.h"
+#include "kiln/engine/model/callbacks/progbar_logger.h"
+#include "kiln/engine/model/epoch_batches.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 namespace {

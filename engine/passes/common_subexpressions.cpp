@@ -5,7 +5,7 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "engine/passes/passes.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 namespace {

@@ -4,10 +4,10 @@
 #include <memory>
 #include <optional>
 
-#include "engine/passes/passes.h"
-#include "framework/autodiff/grad_mode.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::engine {
 namespace {

@@ -4,8 +4,8 @@
 // can do as it stores each block. Runs after differentiation, on the forward ops only: the
 // backward reads the relu's output, which the fused node still produces, and never the
 // intermediate values it drops.
-#include "engine/passes/passes.h"
-#include "framework/ops/op_def.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::engine {
 namespace {

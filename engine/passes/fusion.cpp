@@ -7,10 +7,10 @@
 #include <queue>
 #include <vector>
 
-#include "engine/graph/op_traits.h"
-#include "engine/passes/passes.h"
-#include "framework/graph/fused_program.h"
-#include "framework/ops/op_def.h"
+#include "kiln/engine/graph/op_traits.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/graph/fused_program.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::engine {
 namespace {

@@ -1,8 +1,8 @@
-#include "engine/passes/graph_rewriter.h"
+#include "kiln/engine/passes/graph_rewriter.h"
 
 #include <memory>
 
-#include "framework/ops/dispatch.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln::engine {
 

@@ -4,7 +4,7 @@
 // old id maps to the new node that defines its value.
 #include <vector>
 
-#include "engine/graph/graph.h"
+#include "kiln/engine/graph/graph.h"
 
 namespace kiln::engine {
 

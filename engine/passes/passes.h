@@ -1,7 +1,7 @@
 #pragma once
 // Graph-to-graph passes. Each is a pure function (graph in, graph out) with its own test that
 // compares printed graphs before and after; PassOptions switches each off for debugging.
-#include "engine/graph/graph.h"
+#include "kiln/engine/graph/graph.h"
 
 namespace kiln::engine {
 

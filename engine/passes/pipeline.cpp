@@ -1,4 +1,4 @@
-#include "engine/passes/passes.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 

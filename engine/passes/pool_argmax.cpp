@@ -6,10 +6,10 @@
 // unchanged.
 #include <optional>
 
-#include "engine/passes/graph_rewriter.h"
-#include "engine/passes/passes.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/pool_argmax_limit.h"
+#include "kiln/engine/passes/graph_rewriter.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/pool_argmax_limit.h"
 
 namespace kiln::engine {
 namespace {

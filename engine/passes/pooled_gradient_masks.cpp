@@ -7,8 +7,8 @@
 // overlapping windows' contributions are summed rather than after, which is also exact).
 #include <optional>
 
-#include "engine/passes/graph_rewriter.h"
-#include "engine/passes/passes.h"
+#include "kiln/engine/passes/graph_rewriter.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 namespace {

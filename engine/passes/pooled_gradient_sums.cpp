@@ -4,7 +4,7 @@
 // the same sum over g, a window's size smaller. Values change by the order of summation only.
 #include <algorithm>
 
-#include "engine/passes/passes.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 namespace {

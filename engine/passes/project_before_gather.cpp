@@ -16,8 +16,8 @@
 #include <tuple>
 #include <utility>
 
-#include "engine/passes/graph_rewriter.h"
-#include "engine/passes/passes.h"
+#include "kiln/engine/passes/graph_rewriter.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 namespace {

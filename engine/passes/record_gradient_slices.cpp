@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/passes/passes.h"
-#include "framework/ops/slice_bounds.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/ops/slice_bounds.h"
 
 namespace kiln::engine {
 namespace {

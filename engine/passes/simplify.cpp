@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "engine/passes/passes.h"
+#include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 namespace {

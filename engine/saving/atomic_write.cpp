@@ -1,4 +1,4 @@
-#include "engine/saving/atomic_write.h"
+#include "kiln/engine/saving/atomic_write.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::saving {
 namespace {

@@ -1,14 +1,14 @@
-#include "engine/saving/checkpoint.h"
+#include "kiln/engine/saving/checkpoint.h"
 
 #include <cstdint>
 
-#include "engine/model/model.h"
-#include "engine/model/trainer.h"
-#include "engine/saving/atomic_write.h"
-#include "engine/saving/variable_groups.h"
-#include "framework/core/error.h"
-#include "framework/random/random.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/engine/saving/atomic_write.h"
+#include "kiln/engine/saving/variable_groups.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln::saving {
 namespace {

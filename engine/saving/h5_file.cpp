@@ -1,10 +1,10 @@
-#include "engine/saving/h5_file.h"
+#include "kiln/engine/saving/h5_file.h"
 
 #include <hdf5.h>
 
 #include <algorithm>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::saving {
 namespace {

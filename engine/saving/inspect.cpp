@@ -1,14 +1,14 @@
-#include "engine/saving/inspect.h"
+#include "kiln/engine/saving/inspect.h"
 
 #include <algorithm>
 #include <sstream>
 #include <vector>
 
-#include "engine/model/model.h"
-#include "engine/saving/checkpoint.h"
-#include "engine/saving/h5_file.h"
-#include "framework/core/error.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/engine/saving/h5_file.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln::saving {
 namespace {

@@ -1,9 +1,9 @@
-#include "engine/saving/variable_groups.h"
+#include "kiln/engine/saving/variable_groups.h"
 
 #include <sstream>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::saving {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/saving/h5_file.h"
-#include "layers/layer.h"
+#include "kiln/engine/saving/h5_file.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::saving {
 

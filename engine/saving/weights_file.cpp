@@ -1,14 +1,14 @@
-#include "engine/saving/weights_file.h"
+#include "kiln/engine/saving/weights_file.h"
 
 #include <algorithm>
 #include <utility>
 #include <vector>
 
-#include "engine/model/model.h"
-#include "engine/saving/atomic_write.h"
-#include "engine/saving/h5_file.h"
-#include "engine/saving/variable_groups.h"
-#include "framework/core/error.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/saving/atomic_write.h"
+#include "kiln/engine/saving/h5_file.h"
+#include "kiln/engine/saving/variable_groups.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::saving {
 namespace {

@@ -1,14 +1,14 @@
-#include "framework/autodiff/grad.h"
+#include "kiln/framework/autodiff/grad.h"
 
 #include <unordered_map>
 #include <unordered_set>
 
-#include "framework/autodiff/grad_mode.h"
-#include "framework/core/error.h"
-#include "framework/graph/node.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/graph/node.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
-#include "framework/tensor/variable.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln {
 

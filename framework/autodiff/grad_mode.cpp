@@ -1,4 +1,4 @@
-#include "framework/autodiff/grad_mode.h"
+#include "kiln/framework/autodiff/grad_mode.h"
 
 namespace kiln {
 namespace {

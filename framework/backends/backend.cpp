@@ -1,6 +1,6 @@
-#include "framework/backends/backend.h"
+#include "kiln/framework/backends/backend.h"
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

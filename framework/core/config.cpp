@@ -1,12 +1,12 @@
-#include "framework/core/config.h"
+#include "kiln/framework/core/config.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln {
 

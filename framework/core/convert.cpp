@@ -1,4 +1,4 @@
-#include "framework/core/convert.h"
+#include "kiln/framework/core/convert.h"
 
 #include <cstring>
 

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <type_traits>
 
-#include "framework/core/dtype.h"
+#include "kiln/framework/core/dtype.h"
 
 namespace kiln {
 

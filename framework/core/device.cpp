@@ -1,8 +1,8 @@
-#include "framework/core/device.h"
+#include "kiln/framework/core/device.h"
 
 #include <charconv>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

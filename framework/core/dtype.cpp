@@ -1,4 +1,4 @@
-#include "framework/core/dtype.h"
+#include "kiln/framework/core/dtype.h"
 
 #include <array>
 

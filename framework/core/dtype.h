@@ -5,8 +5,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "framework/core/error.h"
-#include "framework/core/half.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/half.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "framework/core/log.h"
+#include "kiln/framework/core/log.h"
 
 #include <atomic>
 #include <cstdlib>

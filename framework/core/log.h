@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

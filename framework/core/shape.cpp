@@ -1,9 +1,9 @@
-#include "framework/core/shape.h"
+#include "kiln/framework/core/shape.h"
 
 #include <algorithm>
 #include <sstream>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/suggest.h"
 
 #include <algorithm>
 #include <cctype>

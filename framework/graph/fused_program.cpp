@@ -1,8 +1,8 @@
-#include "framework/graph/fused_program.h"
+#include "kiln/framework/graph/fused_program.h"
 
 #include <sstream>
 
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 

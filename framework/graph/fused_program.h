@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/dtype.h"
-#include "framework/graph/node.h"
-#include "framework/ops/attrs.h"
-#include "framework/ops/op_list.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/graph/node.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/ops/op_list.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "framework/graph/trace_frame.h"
+#include "kiln/framework/graph/trace_frame.h"
 
 #include <atomic>
 

@@ -1,9 +1,9 @@
-#include "framework/ops/attrs.h"
+#include "kiln/framework/ops/attrs.h"
 
 #include <functional>
 #include <sstream>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

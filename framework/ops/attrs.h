@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "framework/core/dtype.h"
+#include "kiln/framework/core/dtype.h"
 
 namespace kiln {
 

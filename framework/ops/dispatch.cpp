@@ -1,10 +1,10 @@
-#include "framework/ops/dispatch.h"
+#include "kiln/framework/ops/dispatch.h"
 
 #include <sstream>
 
-#include "framework/autodiff/grad_mode.h"
-#include "framework/core/error.h"
-#include "framework/graph/trace_frame.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/graph/trace_frame.h"
 
 namespace kiln {
 namespace {

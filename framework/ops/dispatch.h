@@ -5,10 +5,10 @@
 #include <span>
 #include <vector>
 
-#include "framework/ops/attrs.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/op_list.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/op_list.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

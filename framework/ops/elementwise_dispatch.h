@@ -1,11 +1,11 @@
 #pragma once
 // Host-side pieces every backend's elementwise kernels share: the functor of an op built from
 // its attrs, and the op-to-functor map for kernels that pick the op at run time (fused ones).
-#include "framework/core/dtype.h"
-#include "framework/ops/attrs.h"
-#include "framework/ops/elementwise_functor_list.h"
-#include "framework/ops/elementwise_functors.h"
-#include "framework/ops/op_list.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/ops/elementwise_functor_list.h"
+#include "kiln/framework/ops/elementwise_functors.h"
+#include "kiln/framework/ops/op_list.h"
 
 namespace kiln::fn {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "framework/core/half.h"  // KILN_HD
+#include "kiln/framework/core/half.h"  // KILN_HD
 
 namespace kiln::fn {
 

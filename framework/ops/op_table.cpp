@@ -1,6 +1,6 @@
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/op_def.h"
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 namespace {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "framework/ops/slice_bounds.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/ops/slice_bounds.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::ops {
 

@@ -3,7 +3,7 @@
 // gradient and the slots once and writes every result, where the same update as separate ops
 // (or a fused elementwise program) passes over the data once per op or per block of ops. The
 // optimizers (optimizers/) use it where the device has its kernel.
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::ops {
 

@@ -1,8 +1,8 @@
 #pragma once
 // Where rnn_sequence's and rnn_sequence_grad's optional inputs sit, read from their attrs, for the
 // op definitions and the kernels alike.
-#include "framework/ops/attrs.h"
-#include "framework/ops/rnn_cell.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/ops/rnn_cell.h"
 
 namespace kiln::rnn {
 

@@ -2,8 +2,8 @@
 // Recurrent layers as one op over the whole sequence: the time loop runs inside the kernel, to
 // the time length the tensors have when the op runs, so a batch of a new length needs no new
 // trace where the time dim is unknown. The layers (layers/recurrent/) build on this.
-#include "framework/ops/rnn_cell.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/ops/rnn_cell.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::ops {
 

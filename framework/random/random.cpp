@@ -1,12 +1,12 @@
-#include "framework/random/random.h"
+#include "kiln/framework/random/random.h"
 
 #include <cmath>
 #include <numbers>
 
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/convert.h"
-#include "framework/core/error.h"
-#include "framework/random/philox.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/random/philox.h"
 
 namespace kiln::random {
 namespace {

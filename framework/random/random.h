@@ -3,7 +3,7 @@
 // Philox stream, so the same seed gives the same tensors in the same order on any thread count.
 #include <cstdint>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::random {
 

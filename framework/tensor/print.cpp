@@ -2,7 +2,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 namespace {

@@ -1,6 +1,6 @@
-#include "framework/tensor/storage.h"
+#include "kiln/framework/tensor/storage.h"
 
-#include "framework/backends/backend.h"
+#include "kiln/framework/backends/backend.h"
 
 namespace kiln {
 

@@ -2,7 +2,7 @@
 #include <cstddef>
 #include <memory>
 
-#include "framework/core/device.h"
+#include "kiln/framework/core/device.h"
 
 namespace kiln {
 

@@ -1,12 +1,12 @@
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "framework/backends/backend.h"
-#include "framework/core/convert.h"
-#include "framework/core/error.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

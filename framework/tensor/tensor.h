@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/device.h"
-#include "framework/core/dtype.h"
-#include "framework/core/shape.h"
-#include "framework/tensor/storage.h"
+#include "kiln/framework/core/device.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/core/shape.h"
+#include "kiln/framework/tensor/storage.h"
 
 namespace kiln {
 

@@ -1,12 +1,12 @@
-#include "framework/tensor/variable.h"
+#include "kiln/framework/tensor/variable.h"
 
 #include <cstring>
 
-#include "framework/backends/backend.h"
-#include "framework/core/error.h"
-#include "framework/graph/trace_frame.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/graph/trace_frame.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/graph/node.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/graph/node.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

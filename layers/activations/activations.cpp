@@ -1,11 +1,11 @@
-#include "layers/activations/activations.h"
+#include "kiln/layers/activations/activations.h"
 
 #include <map>
 #include <mutex>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::activations {
 namespace {

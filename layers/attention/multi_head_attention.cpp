@@ -1,13 +1,13 @@
-#include "layers/attention/multi_head_attention.h"
+#include "kiln/layers/attention/multi_head_attention.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
-#include "layers/unsupported_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 namespace {

@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
-#include "layers/layer.h"
-#include "layers/random/seed_generator.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/random/seed_generator.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

@@ -1,10 +1,10 @@
-#include "layers/conv/base_conv.h"
+#include "kiln/layers/conv/base_conv.h"
 
 #include <algorithm>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/unsupported_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 

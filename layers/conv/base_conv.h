@@ -8,11 +8,11 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/activations/activations.h"
-#include "layers/layer.h"
-#include "layers/layer_config.h"
-#include "layers/regularizers/regularizers.h"
-#include "layers/spatial_args.h"
+#include "kiln/layers/activations/activations.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/regularizers/regularizers.h"
+#include "kiln/layers/spatial_args.h"
 
 namespace kiln::layers {
 

@@ -1,6 +1,6 @@
-#include "layers/conv/conv.h"
+#include "kiln/layers/conv/conv.h"
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::layers {
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "layers/conv/base_conv.h"
+#include "kiln/layers/conv/base_conv.h"
 
 namespace kiln::layers {
 

@@ -1,6 +1,6 @@
-#include "layers/conv/depthwise_conv2d.h"
+#include "kiln/layers/conv/depthwise_conv2d.h"
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::layers {
 

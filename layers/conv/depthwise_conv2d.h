@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/conv/base_conv.h"
+#include "kiln/layers/conv/base_conv.h"
 
 namespace kiln::layers {
 

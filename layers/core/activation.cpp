@@ -1,6 +1,6 @@
-#include "layers/core/activation.h"
+#include "kiln/layers/core/activation.h"
 
-#include "layers/layer_config.h"
+#include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
 

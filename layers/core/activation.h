@@ -2,8 +2,8 @@
 // keras.layers.Activation: an activation by name as a layer.
 #include <string>
 
-#include "layers/activations/activations.h"
-#include "layers/layer.h"
+#include "kiln/layers/activations/activations.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

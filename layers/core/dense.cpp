@@ -1,10 +1,10 @@
-#include "layers/core/dense.h"
+#include "kiln/layers/core/dense.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/activations/activations.h"
-#include "layers/layer_config.h"
-#include "layers/unsupported_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/activations/activations.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 

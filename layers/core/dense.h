@@ -2,10 +2,10 @@
 // keras.layers.Dense: activation(inputs @ kernel + bias) over the last axis.
 #include <string>
 
-#include "layers/activations/activations.h"
-#include "layers/initializers/initializers.h"
-#include "layers/layer.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/layers/activations/activations.h"
+#include "kiln/layers/initializers/initializers.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "layers/layer.h"
-#include "layers/random/seed_generator.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/random/seed_generator.h"
 
 namespace kiln::layers {
 

@@ -1,9 +1,9 @@
-#include "layers/core/embedding.h"
+#include "kiln/layers/core/embedding.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
-#include "layers/unsupported_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 namespace {

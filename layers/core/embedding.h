@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "layers/layer.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

@@ -1,7 +1,7 @@
-#include "layers/core/input_layer.h"
+#include "kiln/layers/core/input_layer.h"
 
-#include "framework/core/error.h"
-#include "layers/layer_config.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
 

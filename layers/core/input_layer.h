@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "layers/keras_tensor.h"
-#include "layers/layer.h"
+#include "kiln/layers/keras_tensor.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

@@ -1,11 +1,11 @@
-#include "layers/core/lambda.h"
+#include "kiln/layers/core/lambda.h"
 
 #include <map>
 #include <mutex>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "layers/layer_config.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
 namespace {

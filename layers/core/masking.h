@@ -2,7 +2,7 @@
 // keras.layers.Masking: marks the time steps whose features all equal mask_value as padding.
 // The output mask is [batch, steps] (true where any feature differs), and masked steps of the
 // output are zeroed, as in Keras.
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

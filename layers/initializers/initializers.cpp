@@ -1,12 +1,12 @@
-#include "layers/initializers/initializers.h"
+#include "kiln/layers/initializers/initializers.h"
 
 #include <cmath>
 #include <functional>
 #include <map>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::initializers {
 namespace {

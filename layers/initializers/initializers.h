@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/random/random.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::initializers {
 

@@ -6,7 +6,7 @@
 // joining features.
 #include <cstdint>
 
-#include "layers/merge/merge.h"
+#include "kiln/layers/merge/merge.h"
 
 namespace kiln::layers {
 

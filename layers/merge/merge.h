@@ -6,7 +6,7 @@
 // where any input keeps it).
 #include <vector>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

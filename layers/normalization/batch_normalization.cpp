@@ -1,12 +1,12 @@
-#include "layers/normalization/batch_normalization.h"
+#include "kiln/layers/normalization/batch_normalization.h"
 
 #include <tuple>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
-#include "layers/normalization/normalize.h"
-#include "layers/unsupported_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/normalization/normalize.h"
+#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 

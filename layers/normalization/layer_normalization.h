@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "layers/layer.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

@@ -1,6 +1,6 @@
-#include "layers/normalization/normalize.h"
+#include "kiln/layers/normalization/normalize.h"
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::layers {
 

@@ -2,7 +2,7 @@
 // The arithmetic BatchNormalization and LayerNormalization share.
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::layers {
 

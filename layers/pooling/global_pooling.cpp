@@ -1,11 +1,11 @@
-#include "layers/pooling/global_pooling.h"
+#include "kiln/layers/pooling/global_pooling.h"
 
 #include <limits>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
-#include "layers/spatial_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/spatial_args.h"
 
 namespace kiln::layers {
 

@@ -1,9 +1,9 @@
-#include "layers/pooling/pooling.h"
+#include "kiln/layers/pooling/pooling.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
-#include "layers/spatial_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/spatial_args.h"
 
 namespace kiln::layers {
 

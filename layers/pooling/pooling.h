@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

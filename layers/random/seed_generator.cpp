@@ -1,7 +1,7 @@
-#include "layers/random/seed_generator.h"
+#include "kiln/layers/random/seed_generator.h"
 
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln::layers {
 

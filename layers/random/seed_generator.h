@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "framework/tensor/variable.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln::layers {
 

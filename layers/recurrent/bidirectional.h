@@ -11,8 +11,8 @@
 // backward states.
 #include <string>
 
-#include "layers/layer.h"
-#include "layers/recurrent/recurrent.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/recurrent/recurrent.h"
 
 namespace kiln::layers {
 

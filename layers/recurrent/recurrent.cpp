@@ -1,11 +1,11 @@
-#include "layers/recurrent/recurrent.h"
+#include "kiln/layers/recurrent/recurrent.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/rnn_ops.h"
-#include "layers/layer_config.h"
-#include "layers/unsupported_args.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/rnn_ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 namespace {

@@ -15,10 +15,10 @@
 #include <optional>
 #include <string>
 
-#include "framework/ops/rnn_cell.h"
-#include "layers/layer.h"
-#include "layers/random/seed_generator.h"
-#include "layers/regularizers/regularizers.h"
+#include "kiln/framework/ops/rnn_cell.h"
+#include "kiln/layers/layer.h"
+#include "kiln/layers/random/seed_generator.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 

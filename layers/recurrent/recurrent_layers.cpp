@@ -1,4 +1,4 @@
-#include "layers/recurrent/recurrent_layers.h"
+#include "kiln/layers/recurrent/recurrent_layers.h"
 
 namespace kiln::layers {
 

@@ -2,7 +2,7 @@
 // keras.layers.SimpleRNN, GRU (reset_after, Keras's default) and LSTM on the shared recurrent
 // layer (recurrent.h).
 //   auto lstm = LSTM(64, {.return_sequences = true, .dropout = 0.1});
-#include "layers/recurrent/recurrent.h"
+#include "kiln/layers/recurrent/recurrent.h"
 
 namespace kiln::layers {
 

@@ -1,9 +1,9 @@
-#include "layers/recurrent/time_distributed.h"
+#include "kiln/layers/recurrent/time_distributed.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
-#include "layers/registry.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln::layers {
 namespace {

@@ -8,7 +8,7 @@
 // The input mask ([B, T], true = keep) passes through to the output; the layer sees it flattened
 // to one entry per step. Unlike Keras's loop over the steps, a BatchNormalization inside takes its
 // statistics over all steps at once.
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

@@ -1,8 +1,8 @@
-#include "layers/regularizers/regularizers.h"
+#include "kiln/layers/regularizers/regularizers.h"
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::regularizers {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::regularizers {
 

@@ -1,6 +1,6 @@
 #pragma once
 // keras.layers.Flatten: [batch, d1, d2, ...] -> [batch, d1 * d2 * ...].
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

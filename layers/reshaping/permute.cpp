@@ -1,10 +1,10 @@
-#include "layers/reshaping/permute.h"
+#include "kiln/layers/reshaping/permute.h"
 
 #include <algorithm>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
 

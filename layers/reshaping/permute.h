@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

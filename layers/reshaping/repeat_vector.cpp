@@ -1,8 +1,8 @@
-#include "layers/reshaping/repeat_vector.h"
+#include "kiln/layers/reshaping/repeat_vector.h"
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/layer_config.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
 

@@ -3,7 +3,7 @@
 // times (feeds one vector to every step of a sequence model).
 #include <cstdint>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

@@ -1,6 +1,6 @@
 #pragma once
 // keras.layers.Reshape: each sample to target_shape (one dim may be -1 and is inferred).
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "layers/layer.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers {
 

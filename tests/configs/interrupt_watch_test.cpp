@@ -1,7 +1,7 @@
 // Ctrl-C through the watching thread: while training listens it becomes a stop request, and
 // otherwise it ends the process as SIGINT does by default. Each case runs in a child process
 // (a death test), since it changes the process's signal mask.
-#include "configs/interrupt_watch.h"
+#include "kiln/configs/interrupt_watch.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "configs/run_callbacks.h"
+#include "kiln/configs/run_callbacks.h"
 
 namespace kiln::configs {
 namespace {

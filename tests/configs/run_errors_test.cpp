@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "apps/examples/custom_parts.h"
-#include "configs/run.h"
-#include "framework/core/error.h"
+#include "kiln/configs/run.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::configs {
 namespace {

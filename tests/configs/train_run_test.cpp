@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "configs/run.h"
-#include "configs/yaml_config.h"
-#include "datasets/fashion_mnist.h"
-#include "engine/saving/checkpoint.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/configs/run.h"
+#include "kiln/configs/yaml_config.h"
+#include "kiln/datasets/fashion_mnist.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::configs {
 namespace {

@@ -1,6 +1,6 @@
 // YAML run files into Configs: YAML 1.2 scalar types, file:line:column origins and key paths in
 // errors, includes, and --set overrides.
-#include "configs/yaml_config.h"
+#include "kiln/configs/yaml_config.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <limits>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::configs {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/backends/backend.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

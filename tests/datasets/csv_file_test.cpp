@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "datasets/csv_file.h"
+#include "kiln/datasets/csv_file.h"
 #include "tests/datasets/dataset_test_util.h"
 
 namespace kiln::datasets::testing {

@@ -1,7 +1,7 @@
 // cache: the first complete pass fills it; later passes do not run upstream again.
 #include <gmock/gmock.h>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/datasets/dataset_test_util.h"
 
 namespace kiln::datasets::testing {

@@ -1,7 +1,7 @@
 // map and filter: per-element functions, component count changes, cardinality.
 #include <gmock/gmock.h>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/datasets/dataset_test_util.h"
 
 namespace kiln::datasets::testing {

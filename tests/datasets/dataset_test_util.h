@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/dataset.h"
+#include "kiln/datasets/dataset.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln::datasets::testing {

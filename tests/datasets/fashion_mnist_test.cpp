@@ -1,5 +1,5 @@
 // Fashion-MNIST: the loader's error when the package is missing, and the data when it is there.
-#include "datasets/fashion_mnist.h"
+#include "kiln/datasets/fashion_mnist.h"
 
 #include <gmock/gmock.h>
 

@@ -1,6 +1,6 @@
 // The character vocabulary, UTF-8 decoding and the fortunes language-identification corpus
 // (from a small generated directory, and from the Debian packages when installed).
-#include "datasets/text/fortunes.h"
+#include "kiln/datasets/text/fortunes.h"
 
 #include <gmock/gmock.h>
 

@@ -1,4 +1,4 @@
-#include "datasets/idx_file.h"
+#include "kiln/datasets/idx_file.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>

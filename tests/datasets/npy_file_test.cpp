@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "datasets/npy_file.h"
+#include "kiln/datasets/npy_file.h"
 #include "tests/datasets/dataset_test_util.h"
 #include "tests/datasets/npy_numpy_fixtures.h"
 

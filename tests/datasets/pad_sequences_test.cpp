@@ -1,5 +1,5 @@
 // pad_sequences: Keras's padding and truncating sides, values, dtypes and feature axes.
-#include "datasets/text/pad_sequences.h"
+#include "kiln/datasets/text/pad_sequences.h"
 
 #include <gmock/gmock.h>
 

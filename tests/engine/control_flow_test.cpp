@@ -3,11 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/control_flow/control_flow.h"
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "framework/tensor/variable.h"
+#include "kiln/engine/control_flow/control_flow.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln {
 namespace {

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/graph/graph.h"
-#include "framework/ops/dispatch.h"
+#include "kiln/engine/graph/graph.h"
+#include "kiln/framework/ops/dispatch.h"
 
 namespace kiln::engine::testing {
 

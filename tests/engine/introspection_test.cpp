@@ -2,9 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/executor/op_profiler.h"
-#include "engine/function/function.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/executor/op_profiler.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

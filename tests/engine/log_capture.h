@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/log.h"
+#include "kiln/framework/core/log.h"
 
 namespace kiln::testing {
 

@@ -3,9 +3,9 @@
 // and off.
 #include <gtest/gtest.h>
 
-#include "engine/executor/executable.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/optimizer_ops.h"
+#include "kiln/engine/executor/executable.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/optimizer_ops.h"
 #include "tests/engine/graph_builder.h"
 
 namespace kiln::engine {

@@ -5,10 +5,10 @@
 
 #include <cmath>
 
-#include "engine/function/function.h"
-#include "engine/passes/passes.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/engine/graph_builder.h"
 
 namespace kiln::engine {

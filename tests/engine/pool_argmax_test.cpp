@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "engine/function/function.h"
-#include "engine/passes/passes.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/engine/passes/passes.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
 #include "tests/engine/graph_builder.h"
 
 namespace kiln::engine {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/rnn_ops.h"
-#include "framework/ops/slice_bounds.h"
-#include "framework/random/random.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/rnn_ops.h"
+#include "kiln/framework/ops/slice_bounds.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln::engine {
 namespace {

@@ -2,8 +2,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/function/function.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/engine/log_capture.h"
 
 namespace kiln {

@@ -8,13 +8,13 @@
 #include <sstream>
 #include <string>
 
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/optimizer_ops.h"
-#include "framework/ops/rnn_ops.h"
-#include "framework/random/random.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/optimizer_ops.h"
+#include "kiln/framework/ops/rnn_ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 namespace {

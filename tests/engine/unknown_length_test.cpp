@@ -2,11 +2,11 @@
 // recurrent op's time loop resolve against the length each call brings, under one trace.
 #include <gtest/gtest.h>
 
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/rnn_ops.h"
-#include "framework/random/random.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/rnn_ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 namespace {

@@ -2,11 +2,11 @@
 // assigning or swapping weights never retraces.
 #include <gtest/gtest.h>
 
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "framework/tensor/variable.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln::testing {
 

@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/sequential.h"
-#include "engine/saving/checkpoint.h"
-#include "engine/saving/inspect.h"
-#include "framework/core/error.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/core/input_layer.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/engine/saving/inspect.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
 
 namespace {
 

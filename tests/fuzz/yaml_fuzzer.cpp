@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "configs/yaml_config.h"
-#include "framework/core/error.h"
+#include "kiln/configs/yaml_config.h"
+#include "kiln/framework/core/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Installs the built tree into a scratch prefix, then configures, builds and runs a consumer.
+# Installs the built tree into a scratch prefix, checks that the installed CMake files name no
+# path of the build machine's source or build tree, then configures, builds and runs a consumer.
 set -euo pipefail
-build_dir=$1
-source_dir=$(cd "$(dirname "$0")" && pwd)
+build_dir=$(cd "$1" && pwd)
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 cmake --install "$build_dir" --prefix "$scratch/prefix" >/dev/null
-cmake -S "$source_dir/consumer" -B "$scratch/build" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
+if grep -rn -e "$build_dir" -e "$source_dir" "$scratch/prefix/lib"*/cmake/kiln; then
+  echo "the installed CMake files name paths of the build machine (above)" >&2
+  exit 1
+fi
+cmake -S "$source_dir/tests/install/consumer" -B "$scratch/build" -G Ninja \
+      -DCMAKE_PREFIX_PATH="$scratch/prefix" >/dev/null
 cmake --build "$scratch/build" >/dev/null
 "$scratch/build/consumer"

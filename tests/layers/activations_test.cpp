@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "layers/activations/activations.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/activations/activations.h"
 
 namespace kiln::activations {
 namespace {

@@ -2,10 +2,10 @@
 // an axis of size 1 in it drops whole slices; it round-trips through the config.
 #include <gmock/gmock.h>
 
-#include "engine/function/function.h"
-#include "framework/ops/ops.h"
-#include "layers/core/dropout.h"
-#include "layers/registry.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/registry.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln::layers {

@@ -2,8 +2,8 @@
 // cast to float16 first, ids above 2048 would round to their neighbours' rows.
 #include <gtest/gtest.h>
 
-#include "framework/ops/ops.h"
-#include "layers/core/embedding.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/core/embedding.h"
 
 namespace kiln::layers {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "framework/ops/ops.h"
-#include "layers/initializers/initializers.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/initializers/initializers.h"
 
 namespace kiln::initializers {
 namespace {

@@ -2,9 +2,9 @@
 // giving a layer that computes something else.
 #include <gmock/gmock.h>
 
-#include "framework/core/config.h"
-#include "layers/conv/conv.h"
-#include "layers/registry.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/layers/conv/conv.h"
+#include "kiln/layers/registry.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln::layers {

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
-#include "layers/registry.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln::layers::testing {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
-#include "layers/layer.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln::layers::testing {
 

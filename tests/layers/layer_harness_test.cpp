@@ -5,7 +5,7 @@
 #include <set>
 #include <string>
 
-#include "layers/registry.h"
+#include "kiln/layers/registry.h"
 #include "tests/layers/layer_harness.h"
 
 namespace kiln::layers::testing {

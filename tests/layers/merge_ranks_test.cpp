@@ -2,9 +2,9 @@
 // axis, as in Keras ([B, C] with [B, T, C] merges as [B, 1, C]), even when B equals T.
 #include <gtest/gtest.h>
 
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/merge/merge.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/merge/merge.h"
 
 namespace kiln::layers {
 namespace {

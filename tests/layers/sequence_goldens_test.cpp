@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/autodiff/grad.h"
-#include "framework/core/config.h"
-#include "framework/ops/ops.h"
-#include "layers/registry.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/registry.h"
 #include "tests/layers/layer_harness.h"
 
 namespace kiln::layers {

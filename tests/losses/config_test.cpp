@@ -6,9 +6,9 @@
 #include <memory>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "losses/losses.h"
-#include "losses/registry.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/losses/losses.h"
+#include "kiln/losses/registry.h"
 
 namespace kiln::losses {
 namespace {

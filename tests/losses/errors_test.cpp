@@ -2,9 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/ops/ops.h"
-#include "losses/functional.h"
-#include "losses/losses.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
+#include "kiln/losses/losses.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln::losses {

@@ -5,9 +5,9 @@
 #include <cctype>
 #include <cmath>
 
-#include "framework/core/config.h"
-#include "framework/ops/ops.h"
-#include "losses/registry.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/registry.h"
 
 namespace kiln::losses::testing {
 namespace {

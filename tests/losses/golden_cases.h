@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/tensor/tensor.h"
-#include "losses/loss.h"
+#include "kiln/framework/tensor/tensor.h"
+#include "kiln/losses/loss.h"
 
 namespace kiln::losses::testing {
 

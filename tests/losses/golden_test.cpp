@@ -7,10 +7,10 @@
 #include <map>
 #include <string>
 
-#include "framework/autodiff/grad.h"
-#include "framework/core/config.h"
-#include "framework/ops/ops.h"
-#include "losses/functional.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
 #include "tests/losses/golden_cases.h"
 
 namespace kiln::losses::testing {

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/losses/golden_cases.h"
 
 namespace kiln::losses::testing {

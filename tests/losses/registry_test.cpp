@@ -8,11 +8,11 @@
 #include <memory>
 #include <string>
 
-#include "framework/core/config.h"
-#include "framework/ops/ops.h"
-#include "losses/functional.h"
-#include "losses/losses.h"
-#include "losses/registry.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
+#include "kiln/losses/losses.h"
+#include "kiln/losses/registry.h"
 
 namespace kiln::losses {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/function/function.h"
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/losses/golden_cases.h"
 
 namespace kiln::losses::testing {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/variable.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln::optimizers::testing {
 

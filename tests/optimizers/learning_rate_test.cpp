@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/function/function.h"
-#include "optimizers/sgd.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/optimizers/sgd.h"
 
 namespace kiln::optimizers {
 namespace {

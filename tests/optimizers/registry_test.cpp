@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/ops/ops.h"
-#include "optimizers/adam.h"
-#include "optimizers/registry.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/optimizers/adam.h"
+#include "kiln/optimizers/registry.h"
 #include "tests/optimizers/goldens.h"
 #include "tests/test_support/expect_error.h"
 

@@ -2,8 +2,8 @@
 // traced values, configs, and errors that name what is wrong.
 #include <gtest/gtest.h>
 
-#include "engine/function/function.h"
-#include "optimizers/schedules.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/optimizers/schedules.h"
 #include "tests/optimizers/goldens.h"
 #include "tests/test_support/expect_error.h"
 

@@ -3,10 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "optimizers/adagrad.h"
-#include "optimizers/adam.h"
-#include "optimizers/registry.h"
-#include "optimizers/sgd.h"
+#include "kiln/optimizers/adagrad.h"
+#include "kiln/optimizers/adam.h"
+#include "kiln/optimizers/registry.h"
+#include "kiln/optimizers/sgd.h"
 #include "tests/optimizers/goldens.h"
 #include "tests/test_support/expect_error.h"
 

@@ -2,8 +2,8 @@
 // the configs Keras serialized (scripts/golden/generate_optimizer_goldens.py).
 #include <gtest/gtest.h>
 
-#include "engine/function/function.h"
-#include "optimizers/registry.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/optimizers/registry.h"
 #include "tests/optimizers/goldens.h"
 
 namespace kiln::optimizers::testing {

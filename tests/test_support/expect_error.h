@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::testing {
 

@@ -1,11 +1,11 @@
-#include "engine/model/callbacks/backup_and_restore.h"
+#include "kiln/engine/model/callbacks/backup_and_restore.h"
 
 #include <filesystem>
 
-#include "engine/model/model.h"
-#include "engine/saving/checkpoint.h"
-#include "framework/core/error.h"
-#include "framework/core/log.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
 
 namespace kiln {
 

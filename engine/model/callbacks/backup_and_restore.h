@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/model/callbacks/callback.h"
+#include "kiln/engine/model/callbacks/callback.h"
 
 namespace kiln {
 

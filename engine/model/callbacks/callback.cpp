@@ -1,8 +1,8 @@
-#include "engine/model/callbacks/callback.h"
+#include "kiln/engine/model/callbacks/callback.h"
 
-#include "engine/model/model.h"
-#include "engine/model/trainer.h"
-#include "framework/core/error.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

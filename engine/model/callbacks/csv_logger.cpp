@@ -1,9 +1,9 @@
-#include "engine/model/callbacks/csv_logger.h"
+#include "kiln/engine/model/callbacks/csv_logger.h"
 
 #include <cerrno>
 #include <cstring>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

@@ -1,8 +1,8 @@
-#include "engine/model/callbacks/early_stopping.h"
+#include "kiln/engine/model/callbacks/early_stopping.h"
 
 #include <cstdio>
 
-#include "engine/model/model.h"
+#include "kiln/engine/model/model.h"
 
 namespace kiln {
 

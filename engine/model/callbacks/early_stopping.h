@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/callbacks/monitor.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/engine/model/callbacks/monitor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln {
 

@@ -1,10 +1,10 @@
-#include "engine/model/callbacks/filename_template.h"
+#include "kiln/engine/model/callbacks/filename_template.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "framework/core/error.h"
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln {
 namespace {

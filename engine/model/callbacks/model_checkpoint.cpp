@@ -1,12 +1,12 @@
-#include "engine/model/callbacks/model_checkpoint.h"
+#include "kiln/engine/model/callbacks/model_checkpoint.h"
 
 #include <cstdio>
 #include <filesystem>
 
-#include "engine/model/callbacks/filename_template.h"
-#include "engine/model/model.h"
-#include "engine/saving/checkpoint.h"
-#include "framework/core/error.h"
+#include "kiln/engine/model/callbacks/filename_template.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 namespace {

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/model/callbacks/monitor.h"
+#include "kiln/engine/model/callbacks/monitor.h"
 
 namespace kiln {
 

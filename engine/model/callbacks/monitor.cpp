@@ -1,10 +1,10 @@
-#include "engine/model/callbacks/monitor.h"
+#include "kiln/engine/model/callbacks/monitor.h"
 
 #include <cmath>
 #include <limits>
 
-#include "framework/core/error.h"
-#include "framework/core/log.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
 
 namespace kiln {
 

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/model/callbacks/callback.h"
+#include "kiln/engine/model/callbacks/callback.h"
 
 namespace kiln {
 

@@ -1,4 +1,4 @@
-#include "engine/model/callbacks/progbar_logger.h"
+#include "kiln/engine/model/callbacks/progbar_logger.h"
 
 #include <unistd.h>
 #include <cmath>

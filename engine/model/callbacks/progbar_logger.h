@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/model/callbacks/callback.h"
+#include "kiln/engine/model/callbacks/callback.h"
 
 namespace kiln {
 

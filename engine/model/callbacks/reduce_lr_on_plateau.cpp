@@ -1,11 +1,11 @@
-#include "engine/model/callbacks/reduce_lr_on_plateau.h"
+#include "kiln/engine/model/callbacks/reduce_lr_on_plateau.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "engine/model/model.h"
-#include "engine/model/trainer.h"
-#include "framework/core/error.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 

@@ -3,7 +3,7 @@
 // value has not improved for `patience` epochs. The rate is a variable, so nothing retraces.
 #include <string>
 
-#include "engine/model/callbacks/monitor.h"
+#include "kiln/engine/model/callbacks/monitor.h"
 
 namespace kiln {
 

@@ -1,10 +1,10 @@
-#include "engine/model/callbacks/simple_callbacks.h"
+#include "kiln/engine/model/callbacks/simple_callbacks.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "engine/model/model.h"
-#include "engine/model/trainer.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/trainer.h"
 
 namespace kiln {
 

@@ -2,7 +2,7 @@
 // Small Keras callbacks: LearningRateScheduler, TerminateOnNaN and LambdaCallback.
 #include <functional>
 
-#include "engine/model/callbacks/callback.h"
+#include "kiln/engine/model/callbacks/callback.h"
 
 namespace kiln {
 

@@ -9,9 +9,9 @@
 // points at its one value.
 #include <cstdint>
 
-#include "framework/backends/cpu/cpu_isa.h"
-#include "framework/ops/elementwise_functor_list.h"
-#include "framework/ops/elementwise_functors.h"
+#include "kiln/framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/ops/elementwise_functor_list.h"
+#include "kiln/framework/ops/elementwise_functors.h"
 
 namespace kiln::cpu {
 

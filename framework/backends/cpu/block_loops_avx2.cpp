@@ -1,3 +1,3 @@
 // The fused kernel's block loops at the avx2 level (compile options in framework/CMakeLists.txt).
 #define KILN_ISA_NS isa_avx2
-#include "framework/backends/cpu/block_loops.inc"
+#include "kiln/framework/backends/cpu/block_loops.inc"

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <span>
 
-#include "framework/core/error.h"
-#include "framework/core/shape.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/shape.h"
 
 namespace kiln::cpu {
 

@@ -4,10 +4,10 @@
 // given a plain HWIO kernel, oneDNN 2.6 falls back to im2col + gemm, measured 1.2-2.5x slower
 // single-threaded on typical layers and 20x or more on depthwise ones, while the reorder only
 // touches the kernel.
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/onednn_run.h"
-#include "framework/backends/cpu/reference/reference.h"
-#include "framework/backends/cpu/window_geometry.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/onednn_run.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/window_geometry.h"
 
 namespace kiln::cpu {
 namespace {

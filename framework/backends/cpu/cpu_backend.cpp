@@ -1,8 +1,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "framework/backends/backend.h"
-#include "framework/core/error.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 namespace {

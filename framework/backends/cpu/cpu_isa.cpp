@@ -1,9 +1,9 @@
-#include "framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/backends/cpu/cpu_isa.h"
 
 #include <atomic>
 #include <cstdlib>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::cpu {
 namespace {

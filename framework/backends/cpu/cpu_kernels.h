@@ -1,6 +1,6 @@
 #pragma once
 // Registration hooks of the CPU kernel families (one file each).
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::cpu {
 void register_elementwise_kernels(OpTable& table);

@@ -1,7 +1,7 @@
 // CPU kernels of the elementwise ops: the shared functors run through the vectorized loops.
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/elementwise_loops.h"
-#include "framework/ops/elementwise_dispatch.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/elementwise_loops.h"
+#include "kiln/framework/ops/elementwise_dispatch.h"
 
 namespace kiln::cpu {
 namespace {

@@ -1,10 +1,10 @@
 #pragma once
 // Elementwise loops over contiguous data: flat for unary ops, broadcast rows for binary and
 // ternary ones. Functors see the compute type (float for 16-bit floats).
-#include "framework/backends/cpu/broadcast_plan.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/convert.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/backends/cpu/broadcast_plan.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::cpu {
 

@@ -10,13 +10,13 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/backends/cpu/block_loops.h"
-#include "framework/backends/cpu/broadcast_plan.h"
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/backends/cpu/prepared_call.h"
-#include "framework/graph/fused_program.h"
-#include "framework/ops/elementwise_dispatch.h"
+#include "kiln/framework/backends/cpu/block_loops.h"
+#include "kiln/framework/backends/cpu/broadcast_plan.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/cpu/prepared_call.h"
+#include "kiln/framework/graph/fused_program.h"
+#include "kiln/framework/ops/elementwise_dispatch.h"
 
 namespace kiln::cpu {
 namespace {

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/convert.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/convert.h"
 
 namespace kiln::cpu {
 namespace {

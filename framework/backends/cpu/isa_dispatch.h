@@ -4,7 +4,7 @@
 // objects this needs no extra translation unit: the target attribute applies to the flattened
 // copy alone, and out-of-line copies of what the body calls keep the baseline level, so nothing
 // compiled for AVX-512 can be linked into code that runs without it.
-#include "framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/backends/cpu/cpu_isa.h"
 
 namespace kiln::cpu {
 

@@ -1,9 +1,9 @@
 // matmul on oneDNN for float32 and bfloat16; the reference loop for other dtypes.
 #include <oneapi/dnnl/dnnl.h>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/onednn_run.h"
-#include "framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/onednn_run.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
 
 namespace kiln::cpu {
 namespace {

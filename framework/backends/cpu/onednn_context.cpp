@@ -1,4 +1,4 @@
-#include "framework/backends/cpu/onednn_context.h"
+#include "kiln/framework/backends/cpu/onednn_context.h"
 
 namespace kiln::cpu {
 

@@ -6,10 +6,10 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "framework/backends/cpu/onednn_context.h"
-#include "framework/backends/cpu/prepared_call.h"
-#include "framework/ops/op_def.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/backends/cpu/onednn_context.h"
+#include "kiln/framework/backends/cpu/prepared_call.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::cpu {
 

@@ -4,11 +4,11 @@
 // those of the same update as separate elementwise ops, at every instruction set level.
 #include <cmath>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/isa_dispatch.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/error.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/isa_dispatch.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::cpu {
 namespace {

@@ -1,6 +1,6 @@
-#include "framework/backends/cpu/packed_matmul.h"
+#include "kiln/framework/backends/cpu/packed_matmul.h"
 
-#include "framework/backends/cpu/onednn_run.h"
+#include "kiln/framework/backends/cpu/onednn_run.h"
 
 namespace kiln::cpu {
 

@@ -1,10 +1,10 @@
 // Max and average pooling and their gradients on oneDNN for float32, on NHWC tensors in place.
 // Other dtypes take the reference loops: oneDNN has no float64, which gradient checks need.
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/onednn_run.h"
-#include "framework/backends/cpu/reference/reference.h"
-#include "framework/backends/cpu/window_geometry.h"
-#include "framework/ops/pool_argmax_limit.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/onednn_run.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/window_geometry.h"
+#include "kiln/framework/ops/pool_argmax_limit.h"
 
 namespace kiln::cpu {
 namespace {

@@ -2,7 +2,7 @@
 // A PreparedKernel over a call object built once from a step's shapes (Call(c)) whose run(c)
 // then only binds the data: oneDNN primitives with their memory handles, a fused program with
 // its scratch. The plain kernels build the same call object per call.
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::cpu {
 

@@ -3,10 +3,10 @@
 // nor the device.
 #include <type_traits>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/convert.h"
-#include "framework/random/philox.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/random/philox.h"
 
 namespace kiln::cpu {
 namespace {

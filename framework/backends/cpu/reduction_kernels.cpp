@@ -4,11 +4,11 @@
 #include <cmath>
 #include <limits>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/isa_dispatch.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/backends/cpu/transpose.h"
-#include "framework/core/convert.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/isa_dispatch.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/cpu/transpose.h"
+#include "kiln/framework/core/convert.h"
 
 namespace kiln::cpu {
 namespace {

@@ -1,5 +1,5 @@
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/parallel.h"
 
 namespace kiln {
 

@@ -8,14 +8,14 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/fast_math.h"
-#include "framework/backends/cpu/isa_dispatch.h"
-#include "framework/backends/cpu/packed_matmul.h"
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/error.h"
-#include "framework/ops/rnn_operands.h"
-#include "framework/ops/slice_bounds.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/fast_math.h"
+#include "kiln/framework/backends/cpu/isa_dispatch.h"
+#include "kiln/framework/backends/cpu/packed_matmul.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/rnn_operands.h"
+#include "kiln/framework/ops/slice_bounds.h"
 
 namespace kiln::cpu {
 namespace {

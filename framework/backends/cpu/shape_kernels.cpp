@@ -2,11 +2,11 @@
 #include <cstring>
 #include <limits>
 
-#include "framework/backends/cpu/cpu_kernels.h"
-#include "framework/backends/cpu/elementwise_loops.h"
-#include "framework/backends/cpu/strided_copy.h"
-#include "framework/backends/cpu/transpose.h"
-#include "framework/ops/slice_bounds.h"
+#include "kiln/framework/backends/cpu/cpu_kernels.h"
+#include "kiln/framework/backends/cpu/elementwise_loops.h"
+#include "kiln/framework/backends/cpu/strided_copy.h"
+#include "kiln/framework/backends/cpu/transpose.h"
+#include "kiln/framework/ops/slice_bounds.h"
 
 namespace kiln::cpu {
 namespace {

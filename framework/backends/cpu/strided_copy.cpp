@@ -1,8 +1,8 @@
-#include "framework/backends/cpu/strided_copy.h"
+#include "kiln/framework/backends/cpu/strided_copy.h"
 
 #include <cstring>
 
-#include "framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/cpu/parallel.h"
 
 namespace kiln::cpu {
 namespace {

@@ -1,7 +1,7 @@
 #include <xmmintrin.h>
 
-#include "framework/backends/backend.h"
-#include "framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/backends/cpu/parallel.h"
 
 namespace kiln {
 namespace cpu {

@@ -1,7 +1,7 @@
 #pragma once
 #include <vector>
 
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::cpu {
 // out = in with axes permuted (out.shape[i] == in.shape[perm[i]]).

@@ -3,9 +3,9 @@
 // the operand shapes and the op's attrs so every path agrees on the padding.
 #include <cstdint>
 
-#include "framework/core/shape.h"
-#include "framework/ops/attrs.h"
-#include "framework/ops/conv_geometry.h"
+#include "kiln/framework/core/shape.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/ops/conv_geometry.h"
 
 namespace kiln::cpu {
 

@@ -1,8 +1,8 @@
 // CUDA kernels of the binary elementwise ops and where, with NumPy broadcasting: the functors
 // shared with the CPU, run by the elementwise kernel template.
-#include "framework/backends/cuda/cuda_kernels.h"
-#include "framework/backends/cuda/elementwise.cuh"
-#include "framework/ops/elementwise_functors.h"
+#include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/elementwise.cuh"
+#include "kiln/framework/ops/elementwise_functors.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,9 +1,9 @@
-#include "framework/backends/cuda/caching_allocator.h"
+#include "kiln/framework/backends/cuda/caching_allocator.h"
 
 #include <algorithm>
 
-#include "framework/backends/cuda/cuda_context.h"
-#include "framework/core/error.h"
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::cuda {
 namespace {

@@ -10,7 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "framework/backends/backend.h"
+#include "kiln/framework/backends/backend.h"
 
 namespace kiln::cuda {
 

@@ -2,10 +2,10 @@
 #include <memory>
 #include <vector>
 
-#include "framework/backends/backend.h"
-#include "framework/backends/cuda/caching_allocator.h"
-#include "framework/backends/cuda/cuda_context.h"
-#include "framework/core/error.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/backends/cuda/caching_allocator.h"
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 namespace {

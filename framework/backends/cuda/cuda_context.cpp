@@ -1,10 +1,10 @@
-#include "framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/backends/cuda/cuda_context.h"
 
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::cuda {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Registration hooks of the CUDA kernel families (one file each).
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln::cuda {
 void register_unary_kernels(OpTable& table);

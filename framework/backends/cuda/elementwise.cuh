@@ -7,12 +7,12 @@
 #include <array>
 #include <cstdint>
 
-#include "framework/backends/cpu/broadcast_plan.h"
-#include "framework/backends/cuda/cuda_context.h"
-#include "framework/backends/cuda/kernel_helpers.h"
-#include "framework/backends/cuda/strided_index.cuh"
-#include "framework/core/convert.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/backends/cpu/broadcast_plan.h"
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/strided_index.cuh"
+#include "kiln/framework/core/convert.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::cuda {
 

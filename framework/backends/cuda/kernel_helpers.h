@@ -1,7 +1,7 @@
 #pragma once
 // Host-side helpers the CUDA kernel files share: typed data pointers.
-#include "framework/core/dtype.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::cuda {
 

@@ -2,9 +2,9 @@
 // and either operand with batch 1 (broadcast) or the output's batch.
 #include <limits>
 
-#include "framework/backends/cuda/cuda_context.h"
-#include "framework/backends/cuda/cuda_kernels.h"
-#include "framework/core/error.h"
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::cuda {
 namespace {

@@ -7,11 +7,11 @@
 #include <bit>
 #include <vector>
 
-#include "framework/backends/cuda/cuda_context.h"
-#include "framework/backends/cuda/cuda_kernels.h"
-#include "framework/backends/cuda/kernel_helpers.h"
-#include "framework/backends/cuda/strided_index.cuh"
-#include "framework/core/convert.h"
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/strided_index.cuh"
+#include "kiln/framework/core/convert.h"
 
 namespace kiln::cuda {
 namespace {

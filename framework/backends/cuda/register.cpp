@@ -1,4 +1,4 @@
-#include "framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/cuda_kernels.h"
 
 namespace kiln {
 

@@ -5,8 +5,8 @@
 #include <array>
 #include <cstdint>
 
-#include "framework/backends/cpu/broadcast_plan.h"
-#include "framework/core/error.h"
+#include "kiln/framework/backends/cpu/broadcast_plan.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::cuda {
 

@@ -1,6 +1,6 @@
 // Built when KILN_WITH_CUDA is off: no CUDA backend and no CUDA kernels.
-#include "framework/backends/backend.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 Backend* cuda_backend() {

@@ -1,9 +1,9 @@
 // Elementwise ops: inference, gradients and public functions. Kernels live in the backends.
 #include <numbers>
 
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 namespace {

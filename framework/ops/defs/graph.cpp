@@ -1,9 +1,9 @@
 // The entries of the ops that exist only in traced graphs: the boundary ops (names for dumps, no
 // kernels, no gradients: a placeholder or variable read is where the gradient walk stops) and
 // the fused op the engine's fusion pass makes after autodiff (so it needs no gradient either).
-#include "framework/core/error.h"
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 namespace {

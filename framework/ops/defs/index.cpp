@@ -1,7 +1,7 @@
 // Indexing: gather (numpy.take), scatter_add (its adjoint), take_along_axis and one_hot.
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 namespace {

@@ -3,10 +3,10 @@
 #include <span>
 #include <string_view>
 
-#include "framework/core/error.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/ops.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::defs {
 

@@ -1,9 +1,9 @@
 // Convolution and pooling (NHWC, Keras layouts) with their backward ops, and softmax.
-#include "framework/ops/conv_geometry.h"
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/pool_argmax_limit.h"
+#include "kiln/framework/ops/conv_geometry.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/pool_argmax_limit.h"
 
 namespace kiln {
 namespace {

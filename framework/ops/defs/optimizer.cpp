@@ -1,8 +1,8 @@
 // Optimizer updates: one op per update rule, several outputs (the variable and its slots).
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/optimizer_ops.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/optimizer_ops.h"
 
 namespace kiln {
 namespace {

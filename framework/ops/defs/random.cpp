@@ -1,8 +1,8 @@
 // Stateless random ops: values are a pure function of the seed input, so traced graphs stay
 // deterministic and replayable; state (a seed that advances per step) lives in variables.
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 namespace {

@@ -1,11 +1,11 @@
 // rnn_sequence and its gradient op (layout in framework/ops/rnn_cell.h). The gradient op runs the
 // steps backwards and returns the projections' gradients; the weight gradients are then two
 // large matmuls over all steps at once, which run faster than one small matmul per step.
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/rnn_operands.h"
-#include "framework/ops/rnn_ops.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/rnn_operands.h"
+#include "kiln/framework/ops/rnn_ops.h"
 
 namespace kiln {
 namespace {

@@ -1,8 +1,8 @@
 // Reductions over axes: sum, max, min, prod, argmax, argmin; mean, logsumexp and variance are
 // composites over them.
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
 namespace {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <limits>
 
-#include "framework/ops/defs/infer_helpers.h"
-#include "framework/ops/dispatch.h"
-#include "framework/ops/op_def.h"
-#include "framework/ops/slice_bounds.h"
+#include "kiln/framework/ops/defs/infer_helpers.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/ops/slice_bounds.h"
 
 namespace kiln {
 namespace {

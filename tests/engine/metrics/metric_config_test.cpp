@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/metrics/auc.h"
-#include "engine/metrics/registry.h"
+#include "kiln/engine/metrics/auc.h"
+#include "kiln/engine/metrics/registry.h"
 #include "tests/engine/metrics/metric_golden.h"
 
 namespace kiln::metrics {

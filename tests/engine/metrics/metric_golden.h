@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/core/config.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/core/config.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::metrics::testing {
 

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "engine/metrics/registry.h"
+#include "kiln/engine/metrics/registry.h"
 #include "tests/engine/metrics/metric_golden.h"
 
 namespace kiln::metrics {

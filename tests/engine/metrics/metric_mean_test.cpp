@@ -1,7 +1,7 @@
 // Mean and Sum over plain values (the loss trackers' use), with Keras's docstring examples.
 #include <gtest/gtest.h>
 
-#include "engine/metrics/reduction_metrics.h"
+#include "kiln/engine/metrics/reduction_metrics.h"
 
 namespace kiln::metrics {
 namespace {

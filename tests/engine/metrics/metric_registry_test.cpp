@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/metrics/registry.h"
-#include "framework/ops/ops.h"
+#include "kiln/engine/metrics/registry.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln::metrics {
 namespace {

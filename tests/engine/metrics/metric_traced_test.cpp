@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "engine/function/function.h"
-#include "engine/metrics/registry.h"
+#include "kiln/engine/function/function.h"
+#include "kiln/engine/metrics/registry.h"
 #include "tests/engine/metrics/metric_golden.h"
 
 namespace kiln::metrics {

@@ -8,17 +8,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/model/callbacks/csv_logger.h"
-#include "engine/model/callbacks/early_stopping.h"
-#include "engine/model/callbacks/progbar_logger.h"
-#include "engine/model/callbacks/reduce_lr_on_plateau.h"
-#include "engine/model/callbacks/simple_callbacks.h"
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "framework/ops/ops.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
-#include "optimizers/registry.h"
+#include "kiln/engine/model/callbacks/csv_logger.h"
+#include "kiln/engine/model/callbacks/early_stopping.h"
+#include "kiln/engine/model/callbacks/progbar_logger.h"
+#include "kiln/engine/model/callbacks/reduce_lr_on_plateau.h"
+#include "kiln/engine/model/callbacks/simple_callbacks.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/optimizers/registry.h"
 
 namespace kiln {
 namespace {

@@ -5,11 +5,11 @@
 
 #include <vector>
 
-#include "engine/model/sequential.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln {

@@ -5,17 +5,17 @@
 
 #include <cmath>
 
-#include "engine/model/callbacks/simple_callbacks.h"
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/core/input_layer.h"
-#include "losses/losses.h"
-#include "optimizers/adam.h"
-#include "optimizers/registry.h"
+#include "kiln/engine/model/callbacks/simple_callbacks.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/losses/losses.h"
+#include "kiln/optimizers/adam.h"
+#include "kiln/optimizers/registry.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln {

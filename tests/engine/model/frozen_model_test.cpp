@@ -4,12 +4,12 @@
 
 #include <memory>
 
-#include "engine/model/sequential.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
-#include "layers/normalization/batch_normalization.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/normalization/batch_normalization.h"
 
 namespace kiln {
 namespace {

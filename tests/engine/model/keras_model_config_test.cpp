@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "engine/model/model.h"
-#include "engine/model/sequential.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/core/input_layer.h"
-#include "layers/merge/concatenate.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/merge/concatenate.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln {
 namespace {

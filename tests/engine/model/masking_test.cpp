@@ -4,16 +4,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/embedding.h"
-#include "layers/core/input_layer.h"
-#include "layers/core/masking.h"
-#include "layers/pooling/global_pooling.h"
-#include "layers/reshaping/flatten.h"
-#include "losses/losses.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/embedding.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/core/masking.h"
+#include "kiln/layers/pooling/global_pooling.h"
+#include "kiln/layers/reshaping/flatten.h"
+#include "kiln/losses/losses.h"
 #include "tests/engine/log_capture.h"
 #include "tests/engine/model/padded_sequences.h"
 

@@ -2,17 +2,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/model/model.h"
-#include "engine/model/sequential.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "layers/core/activation.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/core/input_layer.h"
-#include "layers/registry.h"
-#include "layers/reshaping/flatten.h"
-#include "layers/reshaping/reshape.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/core/activation.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/registry.h"
+#include "kiln/layers/reshaping/flatten.h"
+#include "kiln/layers/reshaping/reshape.h"
 
 namespace kiln {
 namespace {

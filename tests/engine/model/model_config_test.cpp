@@ -5,15 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "engine/model/model.h"
-#include "engine/model/sequential.h"
-#include "framework/core/error.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/core/input_layer.h"
-#include "layers/merge/concatenate.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/merge/concatenate.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln {
 namespace {

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
-#include "layers/reshaping/reshape.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/reshaping/reshape.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln {

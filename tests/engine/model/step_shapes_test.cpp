@@ -2,15 +2,15 @@
 // choice trains the same.
 #include <gtest/gtest.h>
 
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/embedding.h"
-#include "layers/core/input_layer.h"
-#include "layers/pooling/global_pooling.h"
-#include "losses/losses.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/embedding.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/pooling/global_pooling.h"
+#include "kiln/losses/losses.h"
 
 namespace kiln {
 namespace {

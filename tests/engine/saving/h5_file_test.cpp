@@ -1,13 +1,13 @@
 // The HDF5 wrapper: tensors of every stored dtype and string attributes round-trip; missing,
 // foreign and truncated files fail with errors that name them.
-#include "engine/saving/h5_file.h"
+#include "kiln/engine/saving/h5_file.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "framework/core/error.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln::saving {
 namespace {

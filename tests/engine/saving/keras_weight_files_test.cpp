@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/model.h"
-#include "engine/saving/h5_file.h"
-#include "layers/registry.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/saving/h5_file.h"
+#include "kiln/layers/registry.h"
 
 namespace kiln::saving {
 namespace {

@@ -1,20 +1,20 @@
 // ModelCheckpoint: file names from Keras templates, save_best_only against the monitored value,
 // weights-only files and full checkpoints every N batches.
-#include "engine/model/callbacks/model_checkpoint.h"
+#include "kiln/engine/model/callbacks/model_checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
-#include "engine/model/callbacks/filename_template.h"
-#include "engine/model/sequential.h"
-#include "engine/saving/checkpoint.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/input_layer.h"
+#include "kiln/engine/model/callbacks/filename_template.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
 
 namespace kiln {
 namespace {

@@ -10,19 +10,19 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/model/callbacks/backup_and_restore.h"
-#include "engine/model/sequential.h"
-#include "engine/model/trainer.h"
-#include "engine/saving/checkpoint.h"
-#include "engine/saving/inspect.h"
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/dropout.h"
-#include "layers/core/input_layer.h"
-#include "layers/normalization/batch_normalization.h"
-#include "losses/losses.h"
+#include "kiln/engine/model/callbacks/backup_and_restore.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/model/trainer.h"
+#include "kiln/engine/saving/checkpoint.h"
+#include "kiln/engine/saving/inspect.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/normalization/batch_normalization.h"
+#include "kiln/losses/losses.h"
 
 namespace kiln {
 namespace {

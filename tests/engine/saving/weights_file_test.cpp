@@ -2,7 +2,7 @@
 // (missing, foreign, truncated, another architecture, wrong dtype, missing variables) fail with
 // errors naming the file, layer, variable and shapes, and leave the model as it was; a save
 // killed midway leaves the previous file loadable.
-#include "engine/saving/weights_file.h"
+#include "kiln/engine/saving/weights_file.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -12,17 +12,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/model/model.h"
-#include "engine/model/sequential.h"
-#include "engine/saving/atomic_write.h"
-#include "engine/saving/h5_file.h"
-#include "framework/core/error.h"
-#include "framework/random/random.h"
-#include "layers/core/dense.h"
-#include "layers/core/embedding.h"
-#include "layers/core/input_layer.h"
-#include "layers/normalization/batch_normalization.h"
-#include "layers/recurrent/recurrent_layers.h"
+#include "kiln/engine/model/model.h"
+#include "kiln/engine/model/sequential.h"
+#include "kiln/engine/saving/atomic_write.h"
+#include "kiln/engine/saving/h5_file.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/embedding.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/normalization/batch_normalization.h"
+#include "kiln/layers/recurrent/recurrent_layers.h"
 
 namespace kiln::saving {
 namespace {

@@ -2,9 +2,9 @@
 // scopes, intermediate targets and higher orders.
 #include <gtest/gtest.h>
 
-#include "framework/autodiff/grad.h"
-#include "framework/autodiff/grad_mode.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/autodiff/grad_mode.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

@@ -2,10 +2,10 @@
 
 #include <cmath>
 
-#include "framework/core/device.h"
-#include "framework/core/dtype.h"
-#include "framework/core/error.h"
-#include "framework/core/shape.h"
+#include "kiln/framework/core/device.h"
+#include "kiln/framework/core/dtype.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/shape.h"
 
 namespace kiln {
 namespace {

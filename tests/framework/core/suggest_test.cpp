@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "framework/core/suggest.h"
+#include "kiln/framework/core/suggest.h"
 
 namespace kiln {
 namespace {

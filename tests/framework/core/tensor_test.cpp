@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
-#include "framework/backends/backend.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "framework/autodiff/grad.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

@@ -9,8 +9,8 @@
 #include <random>
 #include <string>
 
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 #include "tests/test_support/expect_close.h"
 

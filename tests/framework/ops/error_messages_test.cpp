@@ -3,8 +3,8 @@
 
 #include <functional>
 
-#include "framework/ops/dispatch.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

@@ -1,7 +1,7 @@
 // gather, scatter_add, take_along_axis and one_hot.
 #include <gtest/gtest.h>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

@@ -1,8 +1,8 @@
 // matmul: the oneDNN float32 path against the reference kernel, and float64 gradients.
 #include <gtest/gtest.h>
 
-#include "framework/backends/cpu/reference/reference.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

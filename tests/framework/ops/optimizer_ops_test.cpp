@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "framework/backends/cpu/cpu_isa.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/optimizer_ops.h"
-#include "framework/random/random.h"
+#include "kiln/framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/optimizer_ops.h"
+#include "kiln/framework/random/random.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln {

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "framework/backends/cpu/cpu_isa.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "framework/autodiff/grad.h"
-#include "framework/backends/cpu/cpu_isa.h"
-#include "framework/ops/ops.h"
-#include "framework/ops/rnn_ops.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/rnn_ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

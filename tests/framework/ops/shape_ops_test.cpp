@@ -1,7 +1,7 @@
 // reshape, transpose, broadcast_to, slices, concat/stack/split and pad: values and gradients.
 #include <gtest/gtest.h>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

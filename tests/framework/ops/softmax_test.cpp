@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

@@ -2,9 +2,9 @@
 // the graph, gradients included.
 #include <gtest/gtest.h>
 
-#include "framework/autodiff/grad.h"
-#include "framework/graph/node.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/graph/node.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

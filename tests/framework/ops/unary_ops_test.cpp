@@ -4,7 +4,7 @@
 #include <cmath>
 #include <functional>
 
-#include "framework/ops/ops.h"
+#include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
 
 namespace kiln {

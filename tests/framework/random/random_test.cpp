@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "framework/ops/ops.h"
-#include "framework/random/philox.h"
-#include "framework/random/random.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/philox.h"
+#include "kiln/framework/random/random.h"
 
 namespace kiln {
 namespace {

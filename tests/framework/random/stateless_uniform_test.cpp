@@ -2,8 +2,8 @@
 // symbolic tensors with unknown dims.
 #include <gtest/gtest.h>
 
-#include "framework/core/error.h"
-#include "framework/ops/ops.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 
 namespace kiln {
 namespace {

@@ -1,9 +1,9 @@
 // conv2d and its backward ops as plain loops. Each is written in gather form (one row of the
 // result computed at a time from everything that contributes to it) so rows run in parallel
 // without atomics and sum in a fixed order.
-#include "framework/backends/cpu/reference/nhwc_rows.h"
-#include "framework/backends/cpu/reference/reference.h"
-#include "framework/backends/cpu/window_geometry.h"
+#include "kiln/framework/backends/cpu/reference/nhwc_rows.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/window_geometry.h"
 
 namespace kiln::cpu::reference {
 

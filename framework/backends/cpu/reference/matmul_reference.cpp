@@ -1,6 +1,6 @@
-#include "framework/backends/cpu/parallel.h"
-#include "framework/backends/cpu/reference/reference.h"
-#include "framework/core/convert.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/core/convert.h"
 
 namespace kiln::cpu::reference {
 

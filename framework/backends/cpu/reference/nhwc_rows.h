@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "framework/backends/cpu/parallel.h"
-#include "framework/core/convert.h"
+#include "kiln/framework/backends/cpu/parallel.h"
+#include "kiln/framework/core/convert.h"
 
 namespace kiln::cpu::reference {
 

@@ -2,9 +2,9 @@
 // never win a max and are not counted in an average (TensorFlow/Keras semantics).
 #include <vector>
 
-#include "framework/backends/cpu/reference/nhwc_rows.h"
-#include "framework/backends/cpu/reference/reference.h"
-#include "framework/backends/cpu/window_geometry.h"
+#include "kiln/framework/backends/cpu/reference/nhwc_rows.h"
+#include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/window_geometry.h"
 
 namespace kiln::cpu::reference {
 namespace {

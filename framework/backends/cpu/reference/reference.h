@@ -2,8 +2,8 @@
 // Plain loop implementations of the ops that have an optimized (oneDNN) CPU path. They serve
 // every dtype oneDNN lacks (float64 for gradient checks, float16) and are the oracle the tests
 // compare the fast paths against.
-#include "framework/ops/attrs.h"
-#include "framework/tensor/tensor.h"
+#include "kiln/framework/ops/attrs.h"
+#include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::cpu::reference {
 
