@@ -5,7 +5,7 @@ foreach(folder ${KILN_LIBRARY_FOLDERS})
   set_target_properties(kiln_${folder} PROPERTIES EXPORT_NAME ${folder})
 endforeach()
 install(TARGETS kiln kiln_framework kiln_layers kiln_losses kiln_optimizers kiln_datasets
-                kiln_engine kiln_configs
+                kiln_engine kiln_training kiln_configs
         EXPORT kilnTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -5,13 +5,13 @@
 #include <map>
 
 #include "kiln/configs/keras_objects.h"
-#include "kiln/engine/model/callbacks/backup_and_restore.h"
-#include "kiln/engine/model/callbacks/csv_logger.h"
-#include "kiln/engine/model/callbacks/early_stopping.h"
-#include "kiln/engine/model/callbacks/model_checkpoint.h"
-#include "kiln/engine/model/callbacks/reduce_lr_on_plateau.h"
-#include "kiln/engine/model/callbacks/simple_callbacks.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/training/callbacks/backup_and_restore.h"
+#include "kiln/training/callbacks/csv_logger.h"
+#include "kiln/training/callbacks/early_stopping.h"
+#include "kiln/training/callbacks/model_checkpoint.h"
+#include "kiln/training/callbacks/reduce_lr_on_plateau.h"
+#include "kiln/training/callbacks/simple_callbacks.h"
 
 namespace kiln::configs {
 namespace {

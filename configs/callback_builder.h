@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/model/callbacks/callback.h"
 #include "kiln/framework/core/config.h"
+#include "kiln/training/callbacks/callback.h"
 
 namespace kiln::configs {
 

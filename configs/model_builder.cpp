@@ -3,11 +3,11 @@
 #include <map>
 
 #include "kiln/configs/keras_objects.h"
-#include "kiln/engine/model/sequential.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/registry.h"
+#include "kiln/training/model/sequential.h"
 
 namespace kiln::configs {
 namespace {

@@ -16,8 +16,8 @@
 // `layers` on `input`.
 #include <memory>
 
-#include "kiln/engine/model/model.h"
 #include "kiln/framework/core/config.h"
+#include "kiln/training/model/model.h"
 
 namespace kiln::configs {
 

@@ -11,16 +11,16 @@
 #include "kiln/configs/model_builder.h"
 #include "kiln/configs/run_callbacks.h"
 #include "kiln/configs/yaml_config.h"
-#include "kiln/engine/metrics/registry.h"
-#include "kiln/engine/model/callbacks/csv_logger.h"
-#include "kiln/engine/model/callbacks/model_checkpoint.h"
-#include "kiln/engine/saving/atomic_write.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/dtype_policy.h"
 #include "kiln/losses/registry.h"
 #include "kiln/optimizers/registry.h"
+#include "kiln/training/callbacks/csv_logger.h"
+#include "kiln/training/callbacks/model_checkpoint.h"
+#include "kiln/training/metrics/registry.h"
+#include "kiln/training/saving/atomic_write.h"
 
 namespace kiln::configs {
 namespace {

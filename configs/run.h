@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/model/model.h"
 #include "kiln/framework/core/config.h"
+#include "kiln/training/model/model.h"
 
 namespace kiln::configs {
 

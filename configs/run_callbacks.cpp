@@ -1,8 +1,8 @@
 #include "kiln/configs/run_callbacks.h"
 
-#include "kiln/engine/model/model.h"
-#include "kiln/engine/saving/checkpoint.h"
 #include "kiln/framework/core/log.h"
+#include "kiln/training/model/model.h"
+#include "kiln/training/saving/checkpoint.h"
 
 namespace kiln::configs {
 
@@ -14,18 +14,19 @@ std::atomic<bool>& interrupt_requested() {
 void LatestCheckpoint::on_train_batch_end(int64_t batch, const Logs&) {
   if (!interrupt_requested().load() || interrupted_) return;
   interrupted_ = true;
-  saving::save_checkpoint(model(), path_, {epoch_, batch + 1}, run_config_);
+  saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch_, batch + 1}, run_config_);
   log(LogLevel::warning, "interrupted: wrote ", path_, " (epoch ", epoch_ + 1, ", batch ",
       batch + 1, "); `kiln train --resume` continues from it");
   model().stop_training = true;
 }
 
 void LatestCheckpoint::on_epoch_end(int epoch, Logs&) {
-  if (!interrupted_) saving::save_checkpoint(model(), path_, {epoch + 1, 0}, run_config_);
+  if (!interrupted_)
+    saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch + 1, 0}, run_config_);
 }
 
 void ResumeFrom::on_train_begin(const Logs&) {
-  const saving::TrainingState state = saving::load_checkpoint(model(), path_);
+  const saving::TrainingState state = saving::load_checkpoint(model().checkpoint_contents(), path_);
   log(LogLevel::info, "resuming from ", path_, " at epoch ", state.epoch + 1, ", batch ",
       state.step);
   model().resume_fit_at(state.epoch, state.step);

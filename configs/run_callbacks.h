@@ -4,7 +4,7 @@
 #include <atomic>
 #include <string>
 
-#include "kiln/engine/model/callbacks/callback.h"
+#include "kiln/training/callbacks/callback.h"
 
 namespace kiln::configs {
 

@@ -114,7 +114,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool built() const { return built_; }
   // Undoes build() here and in the sublayers: their weights go, and the next call builds them
   // again. For a model call that failed after building the model on its inputs
-  // (engine/model/call_undo.h); layers whose build() keeps more than weights override it.
+  // (training/model/call_undo.h); layers whose build() keeps more than weights override it.
   virtual void forget_build();
   bool trainable() const { return trainable_; }
   // Keras's setter: this layer and every sublayer, so a frozen model's BatchNormalization layers

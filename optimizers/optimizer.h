@@ -53,7 +53,7 @@ class Optimizer {
   // (each group variable by variable, in build order), then extra state (Nadam's u_product).
   std::vector<Variable> variables() const;
   // How many variables have slots; forget_slots_from(n) drops the slots of those built after the
-  // first n (a model call that failed before its first step, engine/model/call_undo.h).
+  // first n (a model call that failed before its first step, training/model/call_undo.h).
   size_t slot_count() const { return slots_.size(); }
   void forget_slots_from(size_t count);
 

@@ -3,13 +3,13 @@
 #include <cstdio>
 
 #include "apps/examples/example_support.h"
-#include "kiln/engine/model/sequential.h"
 #include "kiln/layers/conv/conv.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/pooling/pooling.h"
 #include "kiln/layers/reshaping/flatten.h"
 #include "kiln/layers/reshaping/reshape.h"
+#include "kiln/training/model/sequential.h"
 
 using namespace kiln;
 using layers::Conv2D;

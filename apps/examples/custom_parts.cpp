@@ -6,11 +6,11 @@
 
 #include "apps/examples/custom_parts.h"
 #include "apps/examples/example_support.h"
-#include "kiln/engine/model/sequential.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/registry.h"
 #include "kiln/layers/reshaping/flatten.h"
+#include "kiln/training/model/sequential.h"
 
 using namespace kiln;
 using examples::ResidualDense;

@@ -5,12 +5,12 @@
 #include <filesystem>
 #include <string_view>
 
-#include "kiln/engine/model/trainer.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/losses/losses.h"
 #include "kiln/optimizers/adam.h"
+#include "kiln/training/model/trainer.h"
 
 namespace kiln::examples {
 namespace {

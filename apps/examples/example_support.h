@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "kiln/datasets/fashion_mnist.h"
-#include "kiln/engine/model/callbacks/callback.h"
-#include "kiln/engine/model/compile_options.h"
-#include "kiln/engine/model/model.h"
+#include "kiln/training/callbacks/callback.h"
+#include "kiln/training/model/compile_options.h"
+#include "kiln/training/model/model.h"
 
 namespace kiln::examples {
 

@@ -18,14 +18,14 @@
 #include "apps/examples/example_support.h"
 #include "apps/examples/transformer_encoder.h"
 #include "kiln/datasets/text/fortunes.h"
-#include "kiln/engine/model/sequential.h"
-#include "kiln/engine/model/trainer.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/embedding.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
+#include "kiln/training/model/sequential.h"
+#include "kiln/training/model/trainer.h"
 
 using namespace kiln;
 using datasets::Dataset;

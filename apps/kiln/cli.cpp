@@ -10,8 +10,9 @@
 
 #include "kiln/configs/run.h"
 #include "kiln/datasets/npy_file.h"
-#include "kiln/engine/saving/inspect.h"
 #include "kiln/framework/core/log.h"
+#include "kiln/training/model/summary.h"
+#include "kiln/training/saving/inspect.h"
 
 namespace {
 
@@ -190,7 +191,7 @@ int inspect(const std::vector<std::string>& args) {
   }
   if (args.size() != 1)
     return usage_error("inspect takes one file, got " + std::to_string(args.size()));
-  std::fputs(kiln::saving::describe_file(args[0]).c_str(), stdout);
+  std::fputs(kiln::saving::describe_file(args[0], kiln::summary_of_config).c_str(), stdout);
   return 0;
 }
 

@@ -11,13 +11,13 @@
 #include <random>
 
 #include "kiln/datasets/dataset.h"
-#include "kiln/engine/model/sequential.h"
-#include "kiln/engine/model/trainer.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/embedding.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/losses/losses.h"
+#include "kiln/training/model/sequential.h"
+#include "kiln/training/model/trainer.h"
 
 using namespace kiln;
 

@@ -3,7 +3,7 @@
 #   KILN_KEEP_WEIGHT_FILES=/tmp/kiln_weights build/tests/engine_tests \
 #       --gtest_filter='*KilnWritesKerasLayout*'
 #   python3 scripts/golden/check_keras_loads_kiln_weights.py /tmp/kiln_weights
-"""Has Keras load the .weights.h5 files kiln wrote for the models of tests/engine/saving/data
+"""Has Keras load the .weights.h5 files kiln wrote for the models of tests/training/saving/data
 into the same Keras models and checks that Keras then predicts what it predicted with its own
 weights. Exits 1 on any difference beyond 1e-5."""
 import json
@@ -14,7 +14,7 @@ import h5py
 import keras
 import numpy as np
 
-DATA = pathlib.Path(__file__).resolve().parents[2] / "tests/engine/saving/data"
+DATA = pathlib.Path(__file__).resolve().parents[2] / "tests/training/saving/data"
 
 
 def main(kiln_dir):

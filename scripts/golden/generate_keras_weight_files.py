@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Usage: pip install tensorflow-cpu h5py && python3 scripts/golden/generate_keras_weight_files.py
-"""Writes tests/engine/saving/data/: small Keras models saved by Keras itself, for kiln's weight
+"""Writes tests/training/saving/data/: small Keras models saved by Keras itself, for kiln's weight
 file interop tests.
 
 For each case:
@@ -21,7 +21,7 @@ import keras
 import numpy as np
 from keras.src.legacy.saving import legacy_h5_format
 
-OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/engine/saving/data"
+OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/training/saving/data"
 rng = np.random.default_rng(23)
 L = keras.layers
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # Usage: pip install tensorflow-cpu && python3 scripts/golden/generate_metric_goldens.py
-"""Writes tests/engine/metrics/metric_goldens.inc: keras.metrics streamed over three batches.
+"""Writes tests/training/metrics/metric_goldens.inc: keras.metrics streamed over three batches.
 
 Keras (with TensorFlow) is the independent reference, needed only to regenerate the file. Each
 case is a metric config (as keras.metrics.serialize writes it, so the test also reads Keras's
@@ -16,7 +16,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/engine/metrics/metric_goldens.inc"
+OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/training/metrics/metric_goldens.inc"
 BATCH_SIZES = [6, 4, 9]
 
 rng = np.random.default_rng(7)

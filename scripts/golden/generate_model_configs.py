@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 # Usage: pip install tensorflow-cpu && python3 scripts/golden/generate_model_configs.py
-"""Writes tests/engine/model/keras_model_configs.inc: model configs as Keras 3 writes them.
+"""Writes tests/training/model/keras_model_configs.inc: model configs as Keras 3 writes them.
 
 Keras (with TensorFlow) is the independent reference, needed only to regenerate the file. Each
 case is one JSON document: the model as keras.layers.serialize writes it (the form a layer list,
 a nested model or a checkpoint's model_config holds), the names of model.layers, its weights by
 "layer/weight" name, an input batch and Keras's outputs for it. Weights and inputs are multiples
-of 1/64, exact in float32. tests/engine/model/keras_model_config_test.cpp loads each case and
+of 1/64, exact in float32. tests/training/model/keras_model_config_test.cpp loads each case and
 builds the same models in kiln to compare their configs.
 """
 import json
@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 from keras import layers
 
-OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/engine/model/keras_model_configs.inc"
+OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/training/model/keras_model_configs.inc"
 
 rng = np.random.default_rng(7)
 

@@ -12,9 +12,9 @@
 #include "kiln/configs/run.h"
 #include "kiln/configs/yaml_config.h"
 #include "kiln/datasets/fashion_mnist.h"
-#include "kiln/engine/saving/checkpoint.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/training/saving/checkpoint.h"
 
 namespace kiln::configs {
 namespace {

@@ -17,13 +17,14 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/model/sequential.h"
-#include "kiln/engine/saving/checkpoint.h"
-#include "kiln/engine/saving/inspect.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/dropout.h"
 #include "kiln/layers/core/input_layer.h"
+#include "kiln/training/model/sequential.h"
+#include "kiln/training/model/summary.h"
+#include "kiln/training/saving/checkpoint.h"
+#include "kiln/training/saving/inspect.h"
 
 namespace {
 
@@ -247,7 +248,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::string base = [] {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     const std::string b = "/tmp/kiln_checkpoint_fuzz_seed_" + std::to_string(getpid());
-    kiln::saving::save_checkpoint(model(), b + ".h5", {3, 7});
+    kiln::saving::save_checkpoint(model().checkpoint_contents(), b + ".h5", {3, 7});
     model().save_weights(b + ".weights.h5");
     return b;
   }();
@@ -255,7 +256,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider p(data, size);
   if (!make_file(p, path, base)) return 0;
   try {
-    kiln::saving::describe_file(path);
+    kiln::saving::describe_file(path, kiln::summary_of_config);
   } catch (const kiln::Error&) {
   }
   try {
@@ -263,6 +264,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const kiln::Error&) {
   }
   load_or_change_nothing([&] { model().load_weights(path); });
-  load_or_change_nothing([&] { kiln::saving::load_checkpoint(model(), path); });
+  load_or_change_nothing(
+      [&] { kiln::saving::load_checkpoint(model().checkpoint_contents(), path); });
   return 0;
 }

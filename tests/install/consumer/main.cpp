@@ -1,9 +1,9 @@
 // A downstream program on an installed kiln: a Keras-style regression, trained.
-#include <kiln/engine/model/sequential.h>
 #include <kiln/framework/ops/ops.h>
 #include <kiln/framework/random/random.h>
 #include <kiln/layers/core/dense.h>
 #include <kiln/layers/core/input_layer.h>
+#include <kiln/training/model/sequential.h>
 
 #include <cstdio>
 

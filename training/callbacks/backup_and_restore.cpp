@@ -1,0 +1,52 @@
+#include "kiln/training/callbacks/backup_and_restore.h"
+
+#include <filesystem>
+
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/training/model/model.h"
+#include "kiln/training/saving/checkpoint.h"
+
+namespace kiln {
+
+BackupAndRestore::BackupAndRestore(std::string backup_dir, BackupAndRestoreOptions options)
+    : options_(options) {
+  KILN_CHECK(!backup_dir.empty(), "BackupAndRestore: backup_dir must not be empty");
+  KILN_CHECK(options_.save_freq >= 0, "BackupAndRestore: save_freq must be 0 (each epoch) or a ",
+             "number of batches, got ", options_.save_freq);
+  std::filesystem::create_directories(backup_dir);
+  path_ = (std::filesystem::path(backup_dir) / "latest.checkpoint.h5").string();
+}
+
+void BackupAndRestore::on_train_begin(const Logs&) {
+  batches_since_save_ = 0;
+  if (!std::filesystem::exists(path_)) return;
+  const saving::TrainingState state = saving::load_checkpoint(model().checkpoint_contents(), path_);
+  log(LogLevel::info, "BackupAndRestore: resuming from ", path_, " at epoch ", state.epoch + 1,
+      ", batch ", state.step);
+  model().resume_fit_at(state.epoch, state.step);
+}
+
+void BackupAndRestore::on_epoch_begin(int epoch, const Logs&) {
+  epoch_ = epoch;
+}
+
+void BackupAndRestore::on_train_batch_end(int64_t batch, const Logs&) {
+  if (options_.save_freq == 0 || ++batches_since_save_ < options_.save_freq) return;
+  batches_since_save_ = 0;
+  save(epoch_, batch + 1);
+}
+
+void BackupAndRestore::on_epoch_end(int epoch, Logs&) {
+  if (options_.save_freq == 0) save(epoch + 1, 0);
+}
+
+void BackupAndRestore::on_train_end(const Logs&) {
+  if (options_.delete_checkpoint) std::filesystem::remove(path_);
+}
+
+void BackupAndRestore::save(int epoch, int64_t step) const {
+  saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch, step}, options_.run_config);
+}
+
+}  // namespace kiln

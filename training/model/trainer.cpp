@@ -1,0 +1,416 @@
+#include "kiln/training/model/trainer.h"
+
+#include <set>
+#include <string>
+
+#include "kiln/framework/autodiff/grad.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/losses/registry.h"
+#include "kiln/optimizers/registry.h"
+#include "kiln/training/metrics/reduction_metrics.h"
+#include "kiln/training/metrics/registry.h"
+#include "kiln/training/model/model.h"
+
+namespace kiln {
+namespace {
+
+// The signature a step is traced for: each tensor as given, but any batch size, and any size
+// on the axes where `declared[i]` (the model's input or output spec the tensor goes with) has
+// an unknown dim: a model declared on Input({-1}) takes sequences of every length in one trace.
+std::vector<TensorSpec> step_specs(const std::vector<Tensor>& tensors,
+                                   const std::vector<TensorMeta>& declared) {
+  std::vector<TensorSpec> specs;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::vector<int64_t> dims = tensors[i].shape().dims();
+    if (!dims.empty()) dims[0] = -1;
+    if (i < declared.size()) {
+      const Shape& d = declared[i].shape;
+      for (size_t a = 1; a < dims.size() && a < d.dims().size(); ++a)
+        if (d.dims()[a] < 0) dims[a] = -1;
+    }
+    specs.emplace_back(Shape(std::move(dims)), tensors[i].dtype());
+  }
+  return specs;
+}
+
+std::vector<TensorMeta> metas_of(const std::vector<TensorSpec>& specs) {
+  std::vector<TensorMeta> metas;
+  for (const TensorSpec& s : specs) metas.push_back({s.dtype, s.shape, s.device});
+  return metas;
+}
+
+// The signature of `steps` batches concatenated argument by argument: each argument's specs
+// (as `batch` has that argument's tensors) repeated `steps` times.
+std::vector<TensorSpec> repeated(const std::vector<TensorSpec>& one, const Batch& batch,
+                                 int64_t steps) {
+  std::vector<TensorSpec> out;
+  size_t at = 0;
+  for (const size_t n : {batch.x.size(), batch.y.size(), batch.sample_weight.size()}) {
+    for (int64_t i = 0; i < steps; ++i)
+      out.insert(out.end(), one.begin() + static_cast<std::ptrdiff_t>(at),
+                 one.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  }
+  return out;
+}
+
+// Batch i's tensors of one argument holding `steps` batches' tensors back to back.
+std::vector<Tensor> nth_group(const std::vector<Tensor>& all, int64_t i, int64_t steps) {
+  const auto per = static_cast<int64_t>(all.size()) / steps;
+  return {all.begin() + i * per, all.begin() + (i + 1) * per};
+}
+
+// Output o's mask, or undefined when it has none.
+Tensor mask_of(const std::vector<Tensor>& masks, size_t o) {
+  return o < masks.size() ? masks[o] : Tensor();
+}
+
+// A metric's log name, Keras's way: `prefix name`, or where that is taken `prefix name_1`, ... for
+// a second metric of the name and `prefix weighted_name` for a weighted one.
+std::string unique_metric_name(const std::string& prefix, const std::string& name, bool weighted,
+                               std::set<std::string>& taken) {
+  std::string base = prefix + name;
+  if (taken.contains(base) && weighted) base = prefix + "weighted_" + name;
+  std::string unique = base;
+  for (int k = 1; taken.contains(unique); ++k) unique = base + "_" + std::to_string(k);
+  taken.insert(unique);
+  return unique;
+}
+
+// Keras applies an output's mask to metrics as a sample weight: masked steps weigh 0.
+Tensor masked_weight(const Tensor& sample_weight, const Tensor& mask) {
+  if (!mask.defined()) return sample_weight;
+  const Tensor weight = ops::cast(mask, DType::f32);
+  if (!sample_weight.defined()) return weight;
+  Tensor per_sample = ops::cast(sample_weight, DType::f32);
+  while (per_sample.rank() < weight.rank())
+    per_sample = ops::expand_dims(per_sample, per_sample.rank());
+  return weight * per_sample;
+}
+
+// The dtype a batch tensor enters the steps as: the declared one (the model input's, or for
+// targets and weights the prediction's: the loss dtype) where it is of the same kind, integer or
+// float, else the first batch's. Integer labels of a float prediction stay integers.
+DType boundary_dtype(const Tensor& first, const TensorMeta* declared) {
+  if (declared != nullptr && is_floating(first.dtype()) == is_floating(declared->dtype))
+    return declared->dtype;
+  return first.dtype();
+}
+
+// Each tensor cast to its position's dtype, so int64 token ids after int32 ones (or float64
+// features for a float32 model) reuse the trace instead of starting another. A cast that would
+// lose values (floats into an integer input) is left to the step, which reports it.
+std::vector<Tensor> cast_at_boundary(const std::vector<Tensor>& tensors,
+                                     const std::vector<DType>& dtypes, const std::string& what) {
+  std::vector<Tensor> out = tensors;
+  for (size_t i = 0; i < out.size() && i < dtypes.size(); ++i)
+    if (out[i].dtype() != dtypes[i] &&
+        !refuse_boundary_cast(out[i].dtype(), dtypes[i], /*allow_float_narrowing=*/true))
+      out[i] = boundary_cast(out[i], dtypes[i], what + " " + std::to_string(i));
+  return out;
+}
+
+losses::LossPtr resolve(const LossArg& arg) {
+  return arg.loss ? arg.loss : losses::get(arg.name);
+}
+
+}  // namespace
+
+Trainer::Trainer(Model& model, CompileOptions options)
+    : model_(model), options_(std::move(options)) {
+  optimizer_ = options_.optimizer.optimizer ? options_.optimizer.optimizer
+                                            : optimizers::get(options_.optimizer.name);
+  KILN_CHECK(options_.steps_per_execution >= 1, "compile: steps_per_execution must be >= 1, got ",
+             options_.steps_per_execution);
+  const size_t outputs = model_.num_outputs();
+  if (!options_.losses.empty()) {
+    KILN_CHECK(options_.losses.size() == outputs, "compile: model '", model_.name(), "' has ",
+               outputs, " outputs but ", options_.losses.size(), " losses were given");
+    for (const LossArg& l : options_.losses) losses_.push_back(resolve(l));
+  } else if (!options_.loss.empty()) {
+    losses_.assign(outputs, resolve(options_.loss));
+  }
+  KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
+             "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
+  loss_tracker_ = std::make_shared<metrics::Mean>("loss");
+}
+
+FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> signature,
+                                      std::vector<std::string> arg_names) const {
+  FunctionOptions o{.name = std::move(name),
+                    .run_eagerly = options_.run_eagerly,
+                    .arg_names = std::move(arg_names)};
+  switch (options_.step_shapes) {
+    case StepShapes::model_inputs:
+      o.input_signature = std::move(signature);
+      break;
+    case StepShapes::exact:
+      o.unknown_batch_dim = true;
+      break;
+    case StepShapes::reduce_retracing:
+      o.unknown_batch_dim = true;
+      o.reduce_retracing = true;
+      break;
+  }
+  return o;
+}
+
+void Trainer::prepare(const Batch& given) {
+  if (train_step_) return;
+  KILN_CHECK(model_.compiled(), "model '", model_.name(),
+             "' is not compiled: call compile() before fit, evaluate or train_on_batch");
+  KILN_CHECK(!losses_.empty(), "model '", model_.name(),
+             "' was compiled without a loss; fit and evaluate need one");
+  KILN_CHECK(given.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),
+             " outputs but the data has ", given.y.size(), " targets");
+  // Build outside any trace: weights and optimizer slots are created once, here.
+  const std::vector<Tensor> probe = run_predict_step(given.x);  // also fixes predict's signature
+  const std::vector<TensorSpec> x_specs =
+      step_specs(cast_at_boundary(given.x, x_dtypes_, "input"), model_.input_specs());
+  const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
+  for (size_t o = 0; o < given.y.size(); ++o)
+    y_dtypes_.push_back(boundary_dtype(given.y[o], &outputs[o]));
+  for (const Tensor& w : given.sample_weight)
+    weight_dtypes_.push_back(boundary_dtype(w, &outputs[0]));
+  const Batch batch = at_boundary(given);
+  check_targets(batch, probe);
+  optimizer_->build(model_.trainable_weights());
+
+  const bool several = batch.y.size() > 1;
+  result_names_ = {"loss"};
+  std::set<std::string> taken;
+  for (const bool weighted : {false, true}) {
+    for (const MetricArg& arg : weighted ? options_.weighted_metrics : options_.metrics) {
+      for (size_t o = 0; o < batch.y.size(); ++o) {
+        metrics::MetricPtr m = arg.metric && o == 0
+                                   ? arg.metric
+                                   : metrics::get(arg.metric ? arg.metric->name() : arg.name,
+                                                  batch.y[o].shape(), probe[o].shape());
+        const std::string prefix = several ? model_.output_name(o) + "_" : "";
+        result_names_.push_back(unique_metric_name(prefix, m->name(), weighted, taken));
+        metrics_.push_back({o, std::move(m), weighted});
+      }
+    }
+  }
+
+  // Targets (and sample weights) vary where the predictions they go with do.
+  std::vector<TensorSpec> signature = x_specs;
+  for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
+    signature.insert(signature.end(), specs.begin(), specs.end());
+  FunctionOptions train_options =
+      step_options("train_step", std::move(signature), {"x", "y", "sample_weight"});
+  FunctionOptions test_options = train_options;
+  test_options.name = "test_step";
+  train_step_ = std::make_unique<StepFunction>(
+      [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+             const std::vector<Tensor>& sw) { return train_step_body(x, y, sw); },
+      train_options);
+  const int64_t steps = options_.steps_per_execution;
+  if (steps > 1) {
+    FunctionOptions multi_options = train_options;
+    multi_options.name = "train_steps";
+    if (train_options.input_signature)
+      multi_options.input_signature = repeated(*train_options.input_signature, batch, steps);
+    // Step i reads its batch's tensors at i * (tensors per batch) in each argument.
+    train_steps_ = std::make_unique<StepFunction>(
+        [this, steps](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                      const std::vector<Tensor>& sw) {
+          std::vector<Tensor> results;
+          for (int64_t i = 0; i < steps; ++i)
+            results = train_step_body(nth_group(x, i, steps), nth_group(y, i, steps),
+                                      nth_group(sw, i, steps));
+          return results;
+        },
+        multi_options);
+  }
+  test_step_ = std::make_unique<StepFunction>(
+      [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+             const std::vector<Tensor>& sw) {
+        const std::vector<Tensor> predictions =
+            model_(x, layers::CallContext{.training = false, .masks = {}});
+        const std::vector<Tensor> masks = model_.output_masks();
+        return update_metrics(total_loss(y, predictions, sw, masks), y, predictions, sw, masks);
+      },
+      test_options);
+}
+
+std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
+                                             const std::vector<Tensor>& y,
+                                             const std::vector<Tensor>& sample_weight) {
+  const std::vector<Variable> variables = model_.trainable_weights();
+  std::vector<Tensor> predictions;
+  std::vector<Tensor> masks;
+  auto [loss, grads] = value_and_grad(
+      [&] {
+        predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
+        masks = model_.output_masks();
+        return total_loss(y, predictions, sample_weight, masks);
+      },
+      variables);
+  optimizer_->apply_gradients(grads, variables);
+  return update_metrics(loss, y, predictions, sample_weight, masks);
+}
+
+void Trainer::check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const {
+  const auto symbolic = [](const Tensor& t) {
+    return t.defined() ? Tensor::symbolic(t.meta()) : Tensor();
+  };
+  const Tensor sw = batch.sample_weight.empty() ? Tensor() : symbolic(batch.sample_weight[0]);
+  for (size_t o = 0; o < losses_.size(); ++o) {
+    try {
+      (void)(*losses_[o])(symbolic(batch.y[o]), symbolic(predictions[o]), sw, Tensor());
+    } catch (const Error& e) {
+      throw Error("model '" + model_.name() + "': target " + describe(batch.y[o].meta()) +
+                  " does not fit output '" + model_.output_name(o) + "' " +
+                  describe(predictions[o].meta()) + " under its loss: " + e.what());
+    }
+  }
+}
+
+void Trainer::forget_train_steps() {
+  train_step_.reset();
+  train_steps_.reset();
+  test_step_.reset();
+  metrics_.clear();
+  result_names_.clear();
+  y_dtypes_.clear();
+  weight_dtypes_.clear();
+}
+
+void Trainer::forget_predict_step() {
+  predict_step_.reset();
+  x_dtypes_.clear();
+}
+
+void Trainer::prepare_predict(const std::vector<Tensor>& given) {
+  if (predict_step_) return;
+  std::vector<Shape> shapes;
+  for (const Tensor& t : given) shapes.push_back(t.shape());
+  if (!model_.built()) model_.build_from(shapes);
+  const std::vector<TensorMeta> declared = model_.input_specs();
+  for (size_t i = 0; i < given.size(); ++i)
+    x_dtypes_.push_back(boundary_dtype(given[i], i < declared.size() ? &declared[i] : nullptr));
+  const std::vector<Tensor> x = cast_at_boundary(given, x_dtypes_, "input");
+  predict_step_ = std::make_unique<PredictFunction>(
+      [this](const std::vector<Tensor>& inputs) {
+        return model_(inputs, layers::CallContext{.training = false, .masks = {}});
+      },
+      step_options("predict_step", step_specs(x, model_.input_specs()), {"x"}));
+}
+
+Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
+                           const std::vector<Tensor>& sample_weight,
+                           const std::vector<Tensor>& masks) const {
+  const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
+  Tensor total;
+  for (size_t o = 0; o < losses_.size(); ++o) {
+    Tensor l = (*losses_[o])(y[o], predictions[o], sw, mask_of(masks, o));
+    if (!options_.loss_weights.empty()) l = l * options_.loss_weights[o];
+    total = total.defined() ? total + l : l;
+  }
+  const Tensor penalty = model_.regularization_loss();
+  return penalty.defined() ? total + ops::cast(penalty, total.dtype()) : total;
+}
+
+std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
+                                            const std::vector<Tensor>& predictions,
+                                            const std::vector<Tensor>& sample_weight,
+                                            const std::vector<Tensor>& masks) {
+  // The loss tracker averages batch losses weighted by batch size, as Keras's does.
+  const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
+  loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
+  const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
+  for (const CompiledMetric& m : metrics_) {
+    const Tensor mask = mask_of(masks, m.output);
+    m.metric->update_state(y[m.output], predictions[m.output],
+                           m.weighted ? masked_weight(sw, mask) : masked_weight(Tensor(), mask));
+  }
+  std::vector<Tensor> results{loss_tracker_->result()};
+  for (const CompiledMetric& m : metrics_) results.push_back(m.metric->result());
+  return results;
+}
+
+Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
+  Logs logs;
+  for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = results[i].item<double>();
+  return logs;
+}
+
+Batch Trainer::at_boundary(const Batch& batch) const {
+  return {cast_at_boundary(batch.x, x_dtypes_, "input"),
+          cast_at_boundary(batch.y, y_dtypes_, "target"),
+          cast_at_boundary(batch.sample_weight, weight_dtypes_, "sample_weight")};
+}
+
+Logs Trainer::train_batch(const Batch& given) {
+  prepare(given);
+  const Batch batch = at_boundary(given);
+  const std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
+  ++steps_run_;
+  return logs_from(results);
+}
+
+Logs Trainer::train_batches(const std::vector<Batch>& batches) {
+  KILN_CHECK(!batches.empty(), "train_batches needs at least one batch");
+  prepare(batches[0]);
+  if (!train_steps_ || static_cast<int64_t>(batches.size()) != options_.steps_per_execution) {
+    Logs logs;
+    for (const Batch& b : batches) logs = train_batch(b);
+    return logs;
+  }
+  Batch all;
+  for (const Batch& given : batches) {
+    const Batch b = at_boundary(given);
+    all.x.insert(all.x.end(), b.x.begin(), b.x.end());
+    all.y.insert(all.y.end(), b.y.begin(), b.y.end());
+    all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
+                             b.sample_weight.end());
+  }
+  const std::vector<Tensor> results = (*train_steps_)(all.x, all.y, all.sample_weight);
+  ++steps_run_;
+  return logs_from(results);
+}
+
+Logs Trainer::test_batch(const Batch& given) {
+  prepare(given);
+  const Batch batch = at_boundary(given);
+  const std::vector<Tensor> results = (*test_step_)(batch.x, batch.y, batch.sample_weight);
+  ++steps_run_;
+  return logs_from(results);
+}
+
+std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
+  std::vector<Tensor> out = run_predict_step(x);
+  ++steps_run_;
+  return out;
+}
+
+std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& x) {
+  prepare_predict(x);
+  return (*predict_step_)(cast_at_boundary(x, x_dtypes_, "input"));
+}
+
+void Trainer::reset_metrics() {
+  loss_tracker_->reset_state();
+  for (const CompiledMetric& m : metrics_) m.metric->reset_state();
+}
+
+int64_t Trainer::optimizer_param_count() const {
+  int64_t n = 0;
+  for (const Variable& v : optimizer_->variables()) n += v.shape().numel();
+  return n;
+}
+
+FunctionStats Trainer::train_stats() const {
+  return train_step_ ? train_step_->stats() : FunctionStats{};
+}
+FunctionStats Trainer::test_stats() const {
+  return test_step_ ? test_step_->stats() : FunctionStats{};
+}
+FunctionStats Trainer::predict_stats() const {
+  return predict_step_ ? predict_step_->stats() : FunctionStats{};
+}
+
+}  // namespace kiln

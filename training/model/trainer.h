@@ -1,0 +1,130 @@
+#pragma once
+// What compile() sets up: the resolved optimizer, losses and metrics, and the three traced steps
+// (train, test, predict). Each step is one kiln::function whose input signature leaves the batch
+// dim unknown, so a whole fit (full batches, the smaller last one, validation) and any number of
+// predict calls with different batch sizes trace once per step; new batch sizes only add a cheap
+// plan (a specialization), never a retrace.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/engine/function/function.h"
+#include "kiln/losses/loss.h"
+#include "kiln/optimizers/optimizer.h"
+#include "kiln/training/callbacks/callback.h"
+#include "kiln/training/metrics/metric.h"
+#include "kiln/training/metrics/reduction_metrics.h"
+#include "kiln/training/model/compile_options.h"
+
+namespace kiln {
+
+class Model;
+
+// One batch as the steps take it: the model's inputs, its targets (one per output) and optional
+// per-sample weights (empty or one tensor).
+struct Batch {
+  std::vector<Tensor> x;
+  std::vector<Tensor> y;
+  std::vector<Tensor> sample_weight;
+};
+
+using StepFunction =
+    Function<std::vector<Tensor>(std::vector<Tensor>, std::vector<Tensor>, std::vector<Tensor>)>;
+using PredictFunction = Function<std::vector<Tensor>(std::vector<Tensor>)>;
+
+class Trainer {
+ public:
+  Trainer(Model& model, CompileOptions options);
+
+  // One training step; returns the running loss and metrics ("loss", "accuracy", ...).
+  Logs train_batch(const Batch& batch);
+  // Consecutive training steps. A full group of compile's steps_per_execution batches runs as
+  // one traced call (the steps unrolled in one graph), so the host reads the logs once per
+  // group; a shorter group (an epoch's end) runs step by step. Returns the logs after the last.
+  Logs train_batches(const std::vector<Batch>& batches);
+  // One evaluation step (no update); returns the running loss and metrics.
+  Logs test_batch(const Batch& batch);
+  std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
+  // Zeroes the loss tracker and metrics (at the start of each epoch and evaluation).
+  void reset_metrics();
+  // Before the first step: builds the model and optimizer, resolves metrics against the first
+  // batch's shapes, and fixes the steps' signatures (compile's step_shapes). The steps call it;
+  // fit calls it before its callbacks start, so they may restore weights and optimizer state.
+  void prepare(const Batch& batch);
+
+  // What CallUndo (training/model/call_undo.h) reads and puts back for a call that failed before
+  // running a step: whether the steps exist, how many steps ran (train, test and predict steps a
+  // model's calls asked for, not prepare's probe), and the steps' forgetting.
+  bool train_steps_ready() const { return train_step_ != nullptr; }
+  bool predict_step_ready() const { return predict_step_ != nullptr; }
+  uint64_t steps_run() const { return steps_run_; }
+  // Back to what compile() set up: no train or test steps, metrics or target dtypes.
+  void forget_train_steps();
+  // No predict step and input dtypes.
+  void forget_predict_step();
+
+  optimizers::Optimizer& optimizer() const { return *optimizer_; }
+  int64_t optimizer_param_count() const;
+  const CompileOptions& options() const { return options_; }
+  // Trace and cache counters of each step, for the retrace report.
+  FunctionStats train_stats() const;
+  FunctionStats test_stats() const;
+  FunctionStats predict_stats() const;
+  // The traced train step (Keras's model.train_function), for its graphs and plans; null before
+  // the first training step.
+  const StepFunction* train_function() const { return train_step_.get(); }
+
+ private:
+  void prepare_predict(const std::vector<Tensor>& x);
+  // predict_batch without counting a step (prepare's probe).
+  std::vector<Tensor> run_predict_step(const std::vector<Tensor>& x);
+  // The losses on symbolic targets and predictions of the first batch's shapes: a target that
+  // does not fit its output is refused before any state is made or callback runs.
+  void check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const;
+  // A step's function options: `signature` (the model's unknown dims and any batch size) or
+  // none, as compile's step_shapes says.
+  FunctionOptions step_options(std::string name, std::vector<TensorSpec> signature,
+                               std::vector<std::string> arg_names) const;
+  // The train step's work, traced into train_step_ once and into train_steps_ once per step.
+  std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                                      const std::vector<Tensor>& sample_weight);
+  // masks: the model's output masks (Model::output_masks); masked positions count in neither
+  // the loss nor the metrics.
+  Tensor total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
+                    const std::vector<Tensor>& sample_weight,
+                    const std::vector<Tensor>& masks) const;
+  std::vector<Tensor> update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
+                                     const std::vector<Tensor>& predictions,
+                                     const std::vector<Tensor>& sample_weight,
+                                     const std::vector<Tensor>& masks);
+  Logs logs_from(const std::vector<Tensor>& results) const;
+  // The batch cast to the dtypes the steps were first traced for (x_dtypes_, ...).
+  Batch at_boundary(const Batch& batch) const;
+
+  Model& model_;
+  CompileOptions options_;
+  optimizers::OptimizerPtr optimizer_;
+  std::vector<losses::LossPtr> losses_;  // one per output
+  std::shared_ptr<metrics::Mean> loss_tracker_;
+  struct CompiledMetric {
+    size_t output;
+    metrics::MetricPtr metric;
+    bool weighted;  // from weighted_metrics: takes the sample weights
+  };
+  std::vector<CompiledMetric> metrics_;
+  std::vector<std::string> result_names_;  // "loss", then metric names
+  std::unique_ptr<StepFunction> train_step_;
+  std::unique_ptr<StepFunction> train_steps_;  // steps_per_execution > 1: the batches concatenated
+  std::unique_ptr<StepFunction> test_step_;
+  std::unique_ptr<PredictFunction> predict_step_;
+  // Each batch tensor's dtype inside the steps: inputs the model's declared dtypes, float targets
+  // and weights the predictions' dtype, others as in the first batch.
+  std::vector<DType> x_dtypes_;
+  std::vector<DType> y_dtypes_;
+  std::vector<DType> weight_dtypes_;
+  uint64_t steps_run_ = 0;
+};
+
+}  // namespace kiln

@@ -1,0 +1,118 @@
+#include "kiln/training/saving/inspect.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+#include "kiln/framework/core/error.h"
+#include "kiln/training/saving/checkpoint.h"
+#include "kiln/training/saving/h5_file.h"
+
+namespace kiln::saving {
+namespace {
+
+struct Entry {
+  std::string path;
+  H5DatasetInfo info;
+};
+
+// Names in reading order: "2" before "10".
+bool natural_less(const std::string& a, const std::string& b) {
+  const bool numbers = !a.empty() && !b.empty() &&
+                       a.find_first_not_of("0123456789") == std::string::npos &&
+                       b.find_first_not_of("0123456789") == std::string::npos;
+  return numbers && a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+void collect(const H5Group& group, const std::string& prefix, std::vector<Entry>& out) {
+  std::vector<std::string> children = group.children();
+  std::sort(children.begin(), children.end(), natural_less);
+  for (const std::string& child : children) {
+    const std::string path = prefix.empty() ? child : prefix + "/" + child;
+    if (group.has_group(child))
+      collect(group.open_group(child), path, out);
+    else
+      out.push_back({path, group.info(child)});
+  }
+}
+
+void list(std::ostringstream& out, const std::vector<Entry>& entries) {
+  size_t width = 0;
+  for (const Entry& e : entries) width = std::max(width, e.path.size());
+  for (const Entry& e : entries) {
+    std::ostringstream shape;
+    shape << e.info.shape;
+    out << "  " << e.path << std::string(width - e.path.size() + 2, ' ') << shape.str() << ' '
+        << (e.info.dtype ? dtype_name(*e.info.dtype) : "(not numbers)") << '\n';
+  }
+}
+
+int64_t count_params(const std::vector<Entry>& entries) {
+  int64_t n = 0;
+  for (const Entry& e : entries) n += e.info.shape.numel();
+  return n;
+}
+
+}  // namespace
+
+std::string describe_file(const std::string& path, const ConfigSummary& summarize) {
+  const H5Group root = H5File::open(path).root();
+  std::ostringstream out;
+  const bool checkpoint = root.has_group("kiln");
+  const bool legacy = root.has_group("model_weights") || root.has_attr("layer_names");
+  out << path << ": "
+      << (checkpoint ? "kiln checkpoint"
+          : legacy   ? "legacy Keras HDF5 model/weights"
+                     : "Keras 3 weights file")
+      << '\n';
+  std::string model_config, run_config;
+  if (checkpoint) {
+    const CheckpointInfo info = read_checkpoint_info(path);
+    out << "epoch " << info.state.epoch << ", step " << info.state.step
+        << " (the epoch in progress, from 0, and its batches trained)\n";
+    model_config = info.model_config;
+    run_config = info.run_config;
+  } else if (root.has_attr("model_config")) {
+    model_config = root.attr_string("model_config");
+  }
+  if (!model_config.empty()) out << '\n' << summarize(model_config);
+
+  std::vector<Entry> weights, optimizer;
+  if (legacy) {
+    collect(root.has_group("model_weights") ? root.open_group("model_weights") : root, "", weights);
+  } else {
+    for (const std::string& child : root.children()) {
+      if (child == "kiln") continue;
+      if (!root.has_group(child)) continue;
+      collect(root.open_group(child), child, child == "optimizer" ? optimizer : weights);
+    }
+  }
+  out << "\nweights: " << weights.size() << " variables, " << count_params(weights) << " values\n";
+  list(out, weights);
+  if (!optimizer.empty()) {
+    const H5Group vars = root.open_group("optimizer/vars");
+    out << "\noptimizer" << (vars.has_attr("name") ? " '" + vars.attr_string("name") + "'" : "")
+        << ": " << optimizer.size() << " variables";
+    if (vars.has("0") && vars.info("0").shape.numel() == 1) {
+      // Shown as stored: a float (from a foreign writer) may not fit an integer.
+      const Tensor iterations = vars.read("0");
+      out << ", iterations ";
+      if (is_floating(iterations.dtype()))
+        out << iterations.item<double>();
+      else
+        out << iterations.item<int64_t>();
+    }
+    out << '\n';
+    list(out, optimizer);
+  }
+  if (checkpoint && root.has_group("kiln/random_states")) {
+    std::vector<Entry> streams;
+    collect(root.open_group("kiln/random_states"), "kiln/random_states", streams);
+    out << "\nrandom streams (seed, draws): " << streams.size() << '\n';
+    list(out, streams);
+  }
+  if (!run_config.empty()) out << "\nrun config: " << run_config << '\n';
+  return out.str();
+}
+
+}  // namespace kiln::saving
