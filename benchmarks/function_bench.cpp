@@ -161,7 +161,7 @@ void BM_VaryingShapePredict(benchmark::State& state) {
     auto f = function(predict, options);
     for (const Tensor& x : inputs) benchmark::DoNotOptimize(f(x));
     traces = f.stats().traces;
-    plans = f.stats().specializations;
+    plans = f.stats().plans;
   }
   set_log_level(level);
   state.counters["traces"] = static_cast<double>(traces);

@@ -46,13 +46,6 @@ void check_weight_shape(const Tensor& values, const Tensor& weight, std::string_
              values.shape());
 }
 
-// a / b, and 0 where b is 0 (Keras's divide_no_nan; the gradient is 0 there too).
-Tensor divide_no_nan(const Tensor& a, const Tensor& b) {
-  const Tensor zero = ops::zeros_like(b);
-  const Tensor is_zero = ops::equal(b, zero);
-  return ops::where(is_zero, zero, a / ops::where(is_zero, ops::ones_like(b), b));
-}
-
 // Keras's apply_mask: the mask as a weight, merged into sample_weight (undefined = none).
 Tensor apply_mask(const Tensor& sample_weight, const Tensor& mask, DType dtype,
                   Reduction reduction) {
@@ -113,6 +106,13 @@ Reduction reduction_from_config(const Config& config, Reduction fallback) {
   } catch (const Error& e) {
     throw Error(value->where() + e.what());
   }
+}
+
+Tensor divide_no_nan(const Tensor& a, const Tensor& b) {
+  const Tensor zero = ops::zeros_like(b);
+  const Tensor is_zero = ops::equal(b, zero);
+  // Divide by 1 where b is 0, so no inf or NaN is made even in the discarded branch.
+  return ops::where(is_zero, zero, a / ops::where(is_zero, ops::ones_like(b), b));
 }
 
 std::pair<Tensor, Tensor> squeeze_or_expand_to_same_rank(const Tensor& x1, const Tensor& x2,

@@ -34,6 +34,10 @@ struct MaskedLosses {
 std::pair<Tensor, Tensor> squeeze_or_expand_to_same_rank(const Tensor& x1, const Tensor& x2,
                                                          bool expand_rank_1 = true);
 
+// a / b, and 0 (b's dtype) where b is 0 (Keras's divide_no_nan; the gradient is 0 there too): a
+// mean over no positions, or a metric with no samples yet, reads 0.
+Tensor divide_no_nan(const Tensor& a, const Tensor& b);
+
 // Keras's reduce_weighted_values: values * sample_weight (both may be undefined but values),
 // with `mask` (bool or 0/1) zeroing positions and, for the averaging reductions, scaling the
 // remaining ones by total / valid so the mean runs over the valid positions only. `loss_name`

@@ -108,7 +108,7 @@ int report(Model& model, const std::map<std::string, double>& scores, const Epoc
   std::printf(
       "train_step: %lld calls, %lld traces, %lld plans, %.1f ms tracing, %.1f ms compiling\n",
       static_cast<long long>(stats.calls), static_cast<long long>(stats.traces),
-      static_cast<long long>(stats.specializations), stats.trace_seconds * 1e3,
+      static_cast<long long>(stats.plans), stats.trace_seconds * 1e3,
       stats.compile_seconds * 1e3);
   if (options.show_graph && model.trainer().train_function() != nullptr)
     std::printf("optimized train step graph:\n%s",

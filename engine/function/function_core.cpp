@@ -105,26 +105,26 @@ FunctionCore::Result FunctionCore::call(CallArgs& args, const TraceFn& trace,
     args.key.push_back(meta_token(t.meta()));
     for (int64_t d : t.shape()) args.key.push_back(d);
   }
-  Specialization* spec = nullptr;
+  CachedPlan* spec = nullptr;
   if (auto it = plans_.find(args.key); it != plans_.end()) {
     ++stats_.cache_hits;
     note_call(false, {});
     spec = it->second.get();
   } else {
-    spec = &specialize(args, structure_size, trace, describe);
+    spec = &make_plan(args, structure_size, trace, describe);
   }
   if (!spec->any_cast)
-    return {spec->executable->run(args.tensors), spec->trace->output_template.get()};
+    return {spec->plan->run(args.tensors), spec->trace->output_template.get()};
   std::vector<Tensor> cast = args.tensors;
   for (size_t i = 0; i < cast.size(); ++i)
     if (cast[i].dtype() != spec->cast_to[i])
       cast[i] =
           boundary_cast(cast[i], spec->cast_to[i],
                         detail::concat("function '", options_.name, "', tensor argument ", i));
-  return {spec->executable->run(cast), spec->trace->output_template.get()};
+  return {spec->plan->run(cast), spec->trace->output_template.get()};
 }
 
-Specialization& FunctionCore::specialize(CallArgs& args, size_t structure_size,
+CachedPlan& FunctionCore::make_plan(CallArgs& args, size_t structure_size,
                                          const TraceFn& trace, const DescribeFn& describe) {
   const std::vector<int64_t> structure(args.key.begin(),
                                        args.key.begin() + static_cast<ptrdiff_t>(structure_size));
@@ -166,7 +166,7 @@ Specialization& FunctionCore::specialize(CallArgs& args, size_t structure_size,
   note_call(traced, explanation);
 
   const auto start = Clock::now();
-  auto spec = std::make_unique<Specialization>();
+  auto spec = std::make_unique<CachedPlan>();
   spec->trace = found;
   spec->cast_to = cast_to;
   for (size_t i = 0; i < metas.size(); ++i) {
@@ -174,14 +174,14 @@ Specialization& FunctionCore::specialize(CallArgs& args, size_t structure_size,
     metas[i].dtype = cast_to[i];
   }
   try {
-    engine::PlanOptions plan = options_.plan;
-    plan.arena = arena_;
-    spec->executable = std::make_unique<Executable>(found->graph, metas, plan);
+    engine::PlanOptions plan_options = options_.plan;
+    plan_options.arena = arena_;
+    spec->plan = std::make_unique<Plan>(found->graph, metas, plan_options);
   } catch (const ShapeError& e) {
     throw ShapeError(detail::concat("function '", options_.name, "': ", e.what()));
   }
   stats_.compile_seconds += seconds_since(start);
-  ++stats_.specializations;
+  ++stats_.plans;
   return *plans_.emplace(args.key, std::move(spec)).first->second;
 }
 
@@ -336,7 +336,7 @@ std::string FunctionCore::graph_text(size_t trace, bool optimized) const {
 std::vector<PlanStats> FunctionCore::plan_stats() const {
   const std::lock_guard lock(mutex_);
   std::vector<PlanStats> out;
-  for (const auto& [key, spec] : plans_) out.push_back(spec->executable->stats());
+  for (const auto& [key, spec] : plans_) out.push_back(spec->plan->stats());
   return out;
 }
 

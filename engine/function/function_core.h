@@ -51,7 +51,7 @@ class FunctionCore {
   size_t num_traces() const;
   std::string graph_text(size_t trace, bool optimized = true) const;
   std::string graph_dot(size_t trace) const;
-  // One entry per specialization (concrete shape): arena size, kernel steps, in-place steps.
+  // One entry per plan (concrete shape): arena size, kernel steps, in-place steps.
   std::vector<PlanStats> plan_stats() const;
 
  private:
@@ -59,7 +59,7 @@ class FunctionCore {
     size_t operator()(const std::vector<int64_t>& key) const;
   };
 
-  Specialization& specialize(CallArgs& args, size_t structure_size, const TraceFn& trace,
+  CachedPlan& make_plan(CallArgs& args, size_t structure_size, const TraceFn& trace,
                              const DescribeFn& describe);
   std::vector<TensorSpec> signature_specs(const CallArgs& args, const ArgsDescription& desc,
                                           std::vector<DType>& cast_to);
@@ -72,7 +72,7 @@ class FunctionCore {
   FunctionOptions options_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Trace>> traces_;
-  std::unordered_map<std::vector<int64_t>, std::unique_ptr<Specialization>, KeyHash> plans_;
+  std::unordered_map<std::vector<int64_t>, std::unique_ptr<CachedPlan>, KeyHash> plans_;
   std::vector<std::string> logged_casts_;
   std::array<bool, 10> recent_{};  // whether each of the last 10 calls traced
   size_t recent_count_ = 0;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/engine/executor/executable.h"
+#include "kiln/engine/executor/plan.h"
 #include "kiln/engine/function/tensor_spec.h"
 #include "kiln/engine/passes/passes.h"
 
@@ -35,7 +35,7 @@ struct FunctionStats {
   int64_t calls = 0;
   int64_t eager_calls = 0;
   int64_t traces = 0;           // the callable ran on symbolic tensors
-  int64_t specializations = 0;  // plans made for a new concrete shape (no user code runs)
+  int64_t plans = 0;  // plans made for a new concrete shape (no user code runs)
   int64_t cache_hits = 0;       // calls that found their plan
   int64_t retrace_warnings = 0;
   double trace_seconds = 0;    // running user code symbolically and building graphs

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/engine/executor/executable.h"
+#include "kiln/engine/executor/plan.h"
 #include "kiln/engine/function/tensor_spec.h"
 #include "kiln/engine/graph/graph.h"
 
@@ -30,11 +30,11 @@ struct Trace {
   std::string signature(const std::string& name) const;
 };
 
-struct Specialization {
+struct CachedPlan {
   const Trace* trace;
   std::vector<DType> cast_to;  // per tensor leaf; the leaf's own dtype when not cast
   bool any_cast = false;
-  std::unique_ptr<Executable> executable;
+  std::unique_ptr<Plan> plan;
 };
 
 // What a call looks like next to a trace, for retrace explanations.

@@ -50,7 +50,7 @@ TEST(ControlFlow, WhileLoopWithATensorTripCountDoesNotRetracePerValue) {
     EXPECT_EQ(doubled(x, scalar(n)).to_vector<float>(), (std::vector<float>{factor, 3 * factor}));
   }
   EXPECT_EQ(doubled.stats().traces, 1);
-  EXPECT_EQ(doubled.stats().specializations, 1);
+  EXPECT_EQ(doubled.stats().plans, 1);
 }
 
 TEST(ControlFlow, LoopVariablesPassThroughOverManyIterations) {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "kiln/engine/executor/executable.h"
+#include "kiln/engine/executor/plan.h"
 #include "kiln/engine/function/function.h"
 #include "kiln/engine/passes/passes.h"
 #include "kiln/framework/autodiff/grad.h"
@@ -129,7 +129,7 @@ TEST(Fusion, Float64ChainsFuseOtherDtypesAndMixedCastsDoNot) {
 std::vector<Tensor> run(const Graph& g, const std::vector<Tensor>& inputs) {
   std::vector<TensorMeta> metas;
   for (const Tensor& t : inputs) metas.push_back(t.meta());
-  Executable plan(std::make_shared<const Graph>(g), metas);
+  Plan plan(std::make_shared<const Graph>(g), metas);
   return plan.run(inputs);
 }
 
@@ -220,7 +220,7 @@ TEST(FusedKernel, RunsInPlaceOverADyingInput) {
   const Graph g = b.finish({b.op(OpId::matmul, {y, x}, plain)});
   const auto fused = std::make_shared<const Graph>(fuse_elementwise(g));
   const Tensor input = uniform({64, 64});
-  Executable plan(fused, std::vector{input.meta()});
+  Plan plan(fused, std::vector{input.meta()});
   EXPECT_EQ(plan.stats().in_place_steps, 1);
   EXPECT_EQ(plan.stats().kernel_steps, 3);
   expect_same(plan.run(std::vector{input}), run(g, {input}));

@@ -24,7 +24,7 @@ TEST(Introspection, CountersSignaturesAndGraphs) {
   const FunctionStats s = f.stats();
   EXPECT_EQ(s.calls, 2);
   EXPECT_EQ(s.traces, 1);
-  EXPECT_EQ(s.specializations, 1);
+  EXPECT_EQ(s.plans, 1);
   EXPECT_EQ(s.cache_hits, 1);
   EXPECT_GT(s.trace_seconds, 0);
   EXPECT_GT(s.compile_seconds, 0);

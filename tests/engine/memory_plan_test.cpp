@@ -3,7 +3,7 @@
 // and off.
 #include <gtest/gtest.h>
 
-#include "kiln/engine/executor/executable.h"
+#include "kiln/engine/executor/plan.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/ops/optimizer_ops.h"
 #include "tests/engine/graph_builder.h"
@@ -34,7 +34,7 @@ TEST(MemoryPlan, SharesTheArenaAndRunsElementwiseStepsInPlace) {
   const Variable w(ones({4, 4}), "w");
   const auto graph = chain(w);
   const std::vector<TensorMeta> inputs{{DType::f32, {4, 4}, {}}};
-  Executable shared(graph, inputs);
+  Plan shared(graph, inputs);
   EXPECT_EQ(shared.plan_text(),
             "%0: float32[4, 4] placeholder -> argument 0\n"
             "%1: float32[4, 4] read_variable -> variable 'w'\n"
@@ -46,7 +46,7 @@ TEST(MemoryPlan, SharesTheArenaAndRunsElementwiseStepsInPlace) {
             "%7: float32[16] reshape -> view of %6\n"
             "%8: float32[] sum -> returned (allocated per call)\n"
             "arena 128 bytes (320 unshared)\n");
-  Executable separate(graph, inputs, PlanOptions{.reuse_memory = false});
+  Plan separate(graph, inputs, PlanOptions{.reuse_memory = false});
   EXPECT_EQ(separate.plan_text(),
             "%0: float32[4, 4] placeholder -> argument 0\n"
             "%1: float32[4, 4] read_variable -> variable 'w'\n"
@@ -82,7 +82,7 @@ TEST(MemoryPlan, AnUpdateAfterTheLastReadIsComputedIntoItsVariable) {
   b.assign(w, new_w);
   b.assign(m, new_m);
   const auto graph = std::make_shared<const Graph>(b.finish({total}));
-  Executable plan(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}});
+  Plan plan(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}});
   // w's last read is the elementwise step computing its update; m is still read by the sum
   // after its update is computed, so that update goes through the arena and a copy.
   EXPECT_EQ(plan.plan_text(),
@@ -96,7 +96,7 @@ TEST(MemoryPlan, AnUpdateAfterTheLastReadIsComputedIntoItsVariable) {
             "%7: float32[] sum -> returned (allocated per call)\n"
             "arena 64 bytes (192 unshared)\n");
   EXPECT_EQ(plan.stats().in_place_assignments, 1);
-  EXPECT_EQ(Executable(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}},
+  EXPECT_EQ(Plan(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}},
                        PlanOptions{.reuse_memory = false})
                 .stats()
                 .in_place_assignments,
@@ -140,7 +140,7 @@ TEST(MemoryPlan, AnUpdateWithSeveralOutputsIsComputedIntoItsVariables) {
   const ops::AdamUpdate want =
       ops::adam_update(w0, m.value(), v.value(), grad, alpha, 0.9, 0.999, 1e-7);
 
-  Executable plan(update_graph(true), std::vector<TensorMeta>{grad.meta()});
+  Plan plan(update_graph(true), std::vector<TensorMeta>{grad.meta()});
   EXPECT_EQ(plan.plan_text(),
             "%0: float32[4] placeholder -> argument 0\n"
             "%1: float32[4] read_variable -> variable 'w'\n"
@@ -160,7 +160,7 @@ TEST(MemoryPlan, AnUpdateWithSeveralOutputsIsComputedIntoItsVariables) {
   w.assign(w0);
   m.assign(full({4}, 0.5, DType::f32));
   v.assign(full({4}, 0.25, DType::f32));
-  Executable(update_graph(false), std::vector<TensorMeta>{grad.meta()}).run(std::vector{grad});
+  Plan(update_graph(false), std::vector<TensorMeta>{grad.meta()}).run(std::vector{grad});
   EXPECT_EQ(w.value().to_vector<float>(), want.variable.to_vector<float>());
   EXPECT_EQ(m.value().to_vector<float>(), std::vector<float>(4, 0.5F));
 }
@@ -177,7 +177,7 @@ TEST(MemoryPlan, ReturnedAndCopiedVariablesKeepTheirOldValue) {
   b.assign(a, b.op(OpId::add, {av, x}));
   b.assign(c, av);
   const auto graph = std::make_shared<const Graph>(b.finish({av, cv}));
-  Executable plan(graph, std::vector<TensorMeta>{{DType::f32, {3}, {}}});
+  Plan plan(graph, std::vector<TensorMeta>{{DType::f32, {3}, {}}});
   EXPECT_EQ(plan.stats().in_place_assignments, 0);
   const std::vector<Tensor> out = plan.run(std::vector{full({3}, 2.0, DType::f32)});
   EXPECT_EQ(out[0].to_vector<float>(), std::vector<float>(3, 1.0F));
@@ -193,7 +193,7 @@ TEST(MemoryPlan, AViewOfAConstantReadsTheCapturedData) {
   const int captured = b.constant(from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {6}));
   const int view = b.op(OpId::reshape, {captured}, {{"shape", std::vector<int64_t>{2, 3}}});
   const auto graph = std::make_shared<const Graph>(b.finish({b.op(OpId::add, {x, view})}));
-  Executable plan(graph, std::vector<TensorMeta>{{DType::f32, {2, 3}, {}}});
+  Plan plan(graph, std::vector<TensorMeta>{{DType::f32, {2, 3}, {}}});
   EXPECT_EQ(plan.run(std::vector{full({2, 3}, 10.0, DType::f32)})[0].to_vector<float>(),
             (std::vector<float>{11, 12, 13, 14, 15, 16}));
 }

@@ -28,7 +28,7 @@ TEST(Retrace, NewShapeWithoutSignatureTracesAgain) {
   f(filled({10, 21}));
   f(filled({10, 20}));
   EXPECT_EQ(f.stats().traces, 2);
-  EXPECT_EQ(f.stats().specializations, 2);
+  EXPECT_EQ(f.stats().plans, 2);
   EXPECT_EQ(f.stats().cache_hits, 1);
 }
 
@@ -45,7 +45,7 @@ TEST(Retrace, PlansOfManyShapesShareOneArena) {
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_FLOAT_EQ(got[i], expected[i]) << "cols " << cols << " row " << i;
   }
-  EXPECT_EQ(f.stats().specializations, 3);
+  EXPECT_EQ(f.stats().plans, 3);
   size_t largest = 0, total = 0;
   for (const engine::PlanStats& p : f.plan_stats()) {
     largest = std::max(largest, p.arena_bytes);
@@ -64,7 +64,7 @@ TEST(Retrace, SignatureWithUnknownDimsTracesOnce) {
       EXPECT_EQ(y.to_vector<float>(), ops::sum(filled({rows, cols}) * 2.0, {1}).to_vector<float>());
     }
   EXPECT_EQ(f.stats().traces, 1);
-  EXPECT_EQ(f.stats().specializations, 9);  // one cheap plan per concrete shape
+  EXPECT_EQ(f.stats().plans, 9);  // one cheap plan per concrete shape
   EXPECT_THAT(f.concrete_signatures()[0], HasSubstr("arg0: float32[?, ?]"));
 }
 

@@ -71,7 +71,7 @@ TEST(Variables, AssigningOrSwappingWeightsNeverRetraces) {
   model.b.assign(other.b.value());
   expect_same(predict(x), ops::matmul(x, other.w.value()) + other.b.value());
   EXPECT_EQ(predict.stats().traces, 1);
-  EXPECT_EQ(predict.stats().specializations, 1);
+  EXPECT_EQ(predict.stats().plans, 1);
 }
 
 TEST(Variables, ReadsAfterAssignSeeTheNewValueAndReturnedReadsAreSnapshots) {

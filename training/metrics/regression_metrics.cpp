@@ -4,26 +4,19 @@
 #include <utility>
 
 #include "kiln/framework/ops/ops.h"
+#include "kiln/losses/functional.h"
 #include "kiln/training/metrics/metric_config.h"
 #include "kiln/training/metrics/tensor_utils.h"
 
 namespace kiln::metrics {
-namespace {
 
-// y_true - y_pred in float32 after Keras's rank alignment.
-Tensor error(const Tensor& y_true, const Tensor& y_pred) {
-  const auto [t, p] = squeeze_or_expand_to_same_rank(to_float32(y_true), to_float32(y_pred));
-  return t - p;
-}
-
-}  // namespace
-
+// The losses' functions (as Keras's metrics call them), in the metrics' float32.
 Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred) {
-  return ops::mean(ops::square(error(y_true, y_pred)), {-1});
+  return losses::mean_squared_error(to_float32(y_true), to_float32(y_pred));
 }
 
 Tensor mean_absolute_error(const Tensor& y_true, const Tensor& y_pred) {
-  return ops::mean(ops::abs(error(y_true, y_pred)), {-1});
+  return losses::mean_absolute_error(to_float32(y_true), to_float32(y_pred));
 }
 
 MeanSquaredError::MeanSquaredError(std::string name)
@@ -46,8 +39,11 @@ RootMeanSquaredError::RootMeanSquaredError(std::string name) : Mean(std::move(na
 
 void RootMeanSquaredError::update_state(const Tensor& y_true, const Tensor& y_pred,
                                         const Tensor& sample_weight) {
-  with_error_context(y_true, y_pred, sample_weight,
-                     [&] { accumulate(ops::square(error(y_true, y_pred)), sample_weight); });
+  with_error_context(y_true, y_pred, sample_weight, [&] {
+    // Keras's RootMeanSquaredError: the squared error per element, weighted as a Mean.
+    const auto [t, p] = squeeze_or_expand_to_same_rank(to_float32(y_true), to_float32(y_pred));
+    accumulate(ops::square(t - p), sample_weight);
+  });
 }
 
 Tensor RootMeanSquaredError::result() const {

@@ -3,7 +3,7 @@
 // (train, test, predict). Each step is one kiln::function whose input signature leaves the batch
 // dim unknown, so a whole fit (full batches, the smaller last one, validation) and any number of
 // predict calls with different batch sizes trace once per step; new batch sizes only add a cheap
-// plan (a specialization), never a retrace.
+// plan, never a retrace.
 #include <cstdint>
 #include <map>
 #include <memory>

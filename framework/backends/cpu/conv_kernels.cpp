@@ -1,9 +1,9 @@
 // conv2d, its bias + relu fusion and its two backward ops on oneDNN for float32; other dtypes take
 // the reference loops (oneDNN has no float64, which gradient checks need). Activations are used in
 // place as NHWC. Kernels are reordered between the Keras layout and the blocked one oneDNN picks:
-// given a plain HWIO kernel, oneDNN 2.6 falls back to im2col + gemm, measured 1.2-2.5x slower
-// single-threaded on typical layers and 20x or more on depthwise ones, while the reorder only
-// touches the kernel.
+// given a plain HWIO kernel, oneDNN 2.6 falls back to im2col + gemm, several times slower on
+// depthwise layers (docs/framework.md, "Measured choices"), while the reorder only touches the
+// kernel.
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
 #include "kiln/framework/backends/cpu/reference/reference.h"

@@ -23,7 +23,8 @@ namespace {
 
 // Elements per block (8 KiB of float): with scratch slots reused as registers die, a chain's
 // few live registers stay in L1, and the per-block dispatch (one indirect call per
-// instruction) is noise. Measured on 1M-float chains: 512 was 20% slower, 4096 no faster.
+// instruction) is noise; smaller blocks pay the dispatch, larger ones gain nothing
+// (docs/framework.md, "Measured choices").
 constexpr int64_t kBlock = 2048;
 
 // One instruction's loop with its functor (the op's attributes), at the instruction set level

@@ -54,14 +54,12 @@ struct MatmulShape {
   bool uses_reference() const { return dtype != DType::f32 && dtype != DType::bf16; }
   // One float32 GEMM (no batch, or a batch folded into the rows of an untransposed a against a
   // shared b) goes straight to dnnl_sgemm: the matmul primitive's per-call memory objects cost
-  // ~1.5 us, most of a small layer's time, and sgemm is as fast on a layer's sizes. Folded
-  // batches of many rows (a projection of every step of a sequence batch) take the primitive:
-  // [64, 200, 64] x [64, 512] measured 5.7-6.4 ms there against 7.9 ms in sgemm, and the
-  // [64, 200, 512] x [512, 64] input gradient 4.6-4.9 against 5.8-5.9 ms.
-  // A transposed b (a Dense layer's input gradient, g W^T) takes the primitive unless the
-  // product is tiny: sgemm runs it at 3/4 of its untransposed rate, the primitive at full rate
-  // ([128, 256] x [512, 256]^T: 170 against 210 us; [128, 512] x [784, 512]^T: 528 against
-  // 815 us), while on [128, 10] x [256, 10]^T the primitive's fixed cost makes it 8 against 6 us.
+  // a fixed cost per call, most of a small layer's time, and sgemm is as fast on a layer's
+  // sizes. Folded batches of many rows (a projection of every step of a sequence batch) take the
+  // primitive, which is faster there. A transposed b (a Dense layer's input gradient, g W^T)
+  // takes the primitive unless the product is tiny: sgemm runs it below its untransposed rate,
+  // the primitive at full rate, while on tiny products the primitive's fixed cost dominates.
+  // matmul_bench measures each side of both thresholds (docs/framework.md, "Measured choices").
   bool uses_sgemm() const {
     constexpr int64_t kPrimitiveRows = 8192;
     constexpr int64_t kPrimitiveTransposedMacs = int64_t{1} << 21;

@@ -2,8 +2,7 @@
 // out[m, n] = a[m, k] . b for many calls with one b and a varying number of rows m: a recurrent
 // layer's steps, whose active rows vary with the mask. b is reordered once into the layout
 // oneDNN's matmul prefers; dnnl_sgemm repacks it on every call, which at a recurrent layer's sizes
-// costs more than the product (m=64, k=128, n=512 on 2 threads: 72 us against 43 us, and with b
-// transposed 109 us against 41 us).
+// costs more than the product (docs/framework.md, "Measured choices").
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -35,7 +35,7 @@ void parallel_for(int64_t n, int64_t grain, Fn&& fn) {
 }
 
 // Sets flush-to-zero and denormals-are-zero on the calling thread and every pool thread
-// (denormals made recurrent backward passes up to 20x slower on these machines), and turns off
+// (denormals slow recurrent backward passes by an order of magnitude), and turns off
 // OpenMP's dynamic team sizes, which oneDNN does not support.
 void configure_threads();
 

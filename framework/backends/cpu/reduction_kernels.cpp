@@ -103,8 +103,8 @@ void reduce_typed(const T* in, T* out, const Layout3& l) {
   }
   // Accumulate whole inner rows: contiguous loads and stores. Each column is reduced in row
   // order whatever the vector width, so every instruction set level gives the same values. Wide
-  // rows run at the processor's level (a [64, 200, 512] bias gradient: 2.9 -> 1.8 ms); narrow
-  // ones stay at the baseline, which measured faster on 32 columns (0.35-0.41 ms against 0.63).
+  // rows run at the processor's level; narrow ones stay at the baseline, which is faster there
+  // (docs/framework.md, "Measured choices").
   const CpuIsa isa = l.inner >= 256 ? cpu_isa() : CpuIsa::sse2;
   auto block = [&](int64_t o, int64_t ib, int64_t ie) {
     std::vector<C> acc(static_cast<size_t>(ie - ib), R::init());

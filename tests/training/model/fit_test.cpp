@@ -72,7 +72,7 @@ TEST(Fit, LearnsWithOneTracePerStepAcrossEpochsLastBatchAndValidation) {
   // trace per step, only new plans.
   EXPECT_EQ(model->trainer().train_stats().traces, 1);
   EXPECT_EQ(model->trainer().test_stats().traces, 1);
-  EXPECT_EQ(model->trainer().train_stats().specializations, 2);
+  EXPECT_EQ(model->trainer().train_stats().plans, 2);
   const auto scores = model->evaluate(data.x, data.y, {.verbose = 0});
   EXPECT_GT(scores.at("accuracy"), 0.9);
   EXPECT_TRUE(scores.contains("loss"));

@@ -1,5 +1,5 @@
 #pragma once
-// A graph planned for one set of concrete input shapes (a "specialization"): every value's meta
+// A plan: a graph specialized for one set of concrete input shapes. Every value's meta
 // is known, every kernel is looked up, and every intermediate has a fixed place in one
 // preallocated arena. Running it binds the arguments and variables, allocates only the returned
 // tensors, and calls the kernels in order: no shape inference, no allocation and no map lookup
@@ -41,17 +41,17 @@ struct PlanStats {
   int in_place_assignments = 0;  // values computed straight into their variables
 };
 
-class Executable {
+class Plan {
  public:
   // Throws naming the node when the graph does not accept these input metas.
-  Executable(std::shared_ptr<const Graph> graph, std::span<const TensorMeta> input_metas,
-             const PlanOptions& options = {});
-  ~Executable();
-  Executable(const Executable&) = delete;
-  Executable& operator=(const Executable&) = delete;
+  Plan(std::shared_ptr<const Graph> graph, std::span<const TensorMeta> input_metas,
+       const PlanOptions& options = {});
+  ~Plan();
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
 
   // inputs must have the metas the plan was made for. Not reentrant: callers serialize runs of
-  // one Executable (Function holds its lock).
+  // one Plan (Function holds its lock).
   std::vector<Tensor> run(std::span<const Tensor> inputs);
   // The same, writing the results into caller-owned tensors of the planned output metas (which
   // must not alias the inputs): control flow runs its subgraphs this way, allocation-free.
@@ -84,8 +84,8 @@ class Executable {
     OpId op;
     Tensor pred;                  // cond only
     std::vector<Tensor> outputs;  // the tuple_get values (scratch where unused)
-    Executable* first;            // then-branch or loop condition
-    Executable* second;           // else-branch or loop body
+    Plan* first;                  // then-branch or loop condition
+    Plan* second;                 // else-branch or loop body
     std::vector<Tensor> first_inputs[3];
     std::vector<Tensor> second_inputs[3];
     std::vector<Tensor> vars[2];  // while_loop: the body's two output buffers
@@ -106,6 +106,10 @@ class Executable {
   void run_steps_profiled();
   void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);
   void unbind();
+  // The per-node tables read by node id (an int, as graph nodes name their inputs).
+  Buffer& buffer_for(int node);  // plan_buffer.h
+  const TensorMeta& meta_of(int node) const { return metas_[static_cast<size_t>(node)]; }
+  const Tensor& value_of(int node) const { return values_[static_cast<size_t>(node)]; }
 
   std::shared_ptr<const Graph> graph_;
   PlanOptions options_;
@@ -118,11 +122,11 @@ class Executable {
   std::vector<Tensor> values_;  // per node: the handle kernels read and write
   std::vector<Step> steps_;
   std::vector<ControlStep> controls_;
-  std::vector<std::unique_ptr<Executable>> subplans_;
-  std::vector<std::pair<Executable*, Executable*>> subplans_of_;  // per node
-  std::vector<int> step_of_;                                      // per node, -1 if none
-  std::vector<int> step_node_;                                    // per step
-  std::vector<std::string> profile_labels_;                       // per step, made when profiled
+  std::vector<std::unique_ptr<Plan>> subplans_;
+  std::vector<std::pair<Plan*, Plan*>> subplans_of_;  // per node
+  std::vector<int> step_of_;                          // per node, -1 if none
+  std::vector<int> step_node_;                        // per step
+  std::vector<std::string> profile_labels_;           // per step, made when profiled
   Device device_;
   std::shared_ptr<Storage> arena_;        // the plan's own, without a shared arena
   std::vector<TensorImpl*> arena_bound_;  // with one: handles re-pointed at it per run
