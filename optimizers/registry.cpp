@@ -1,11 +1,9 @@
 #include "kiln/optimizers/registry.h"
 
 #include <cctype>
-#include <map>
-#include <mutex>
 
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/optimizers/adagrad.h"
 #include "kiln/optimizers/adam.h"
 #include "kiln/optimizers/nadam.h"
@@ -21,36 +19,24 @@ std::string lower_case(std::string_view name) {
   return out;
 }
 
-struct Registry {
-  std::mutex mutex;
-  // Keyed by the lower-case class name, which is also Keras's string identifier.
-  std::map<std::string, OptimizerFactory, std::less<>> factories{
-      {"sgd", SGD::from_config},         {"adam", Adam::from_config},
-      {"adamw", AdamW::from_config},     {"rmsprop", RMSprop::from_config},
-      {"adagrad", Adagrad::from_config}, {"nadam", Nadam::from_config},
-  };
-};
-
-Registry& registry() {
-  static Registry r;
+// Keyed by the lower-case class name, which is also Keras's string identifier.
+NamedRegistry<OptimizerFactory>& registry() {
+  static NamedRegistry<OptimizerFactory> r = [] {
+    NamedRegistry<OptimizerFactory> built("optimizer", lower_case);
+    built.add("sgd", SGD::from_config);
+    built.add("adam", Adam::from_config);
+    built.add("adamw", AdamW::from_config);
+    built.add("rmsprop", RMSprop::from_config);
+    built.add("adagrad", Adagrad::from_config);
+    built.add("nadam", Nadam::from_config);
+    return built;
+  }();
   return r;
-}
-
-std::vector<std::string> names_locked(const Registry& r) {
-  std::vector<std::string> out;
-  for (const auto& [name, factory] : r.factories) out.push_back(name);
-  return out;
 }
 
 // `where` locates the name in a config ("run.yaml:3:14: optimizer.class_name: ").
 OptimizerFactory find_factory(std::string_view name, const std::string& where) {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  const std::string key = lower_case(name);
-  if (const auto it = r.factories.find(key); it != r.factories.end()) return it->second;
-  const std::string hint = did_you_mean(key, names_locked(r));
-  throw Error(
-      detail::concat(where, "unknown optimizer '", name, "'", hint.empty() ? "" : "; ", hint));
+  return registry().get(name, where);
 }
 
 std::optional<double> optional_number(const Config& config, std::string_view key) {
@@ -85,16 +71,11 @@ Config serialize(const Optimizer& optimizer) {
 
 void register_optimizer(const std::string& class_name, OptimizerFactory factory) {
   KILN_CHECK(factory != nullptr, "register_optimizer('", class_name, "'): no factory");
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  KILN_CHECK(r.factories.emplace(lower_case(class_name), std::move(factory)).second, "optimizer '",
-             class_name, "' is already registered");
+  registry().add(class_name, std::move(factory));
 }
 
 std::vector<std::string> known_names() {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  return names_locked(r);
+  return registry().names();
 }
 
 OptimizerOptions options_from_config(const Config& config, std::string_view class_name,

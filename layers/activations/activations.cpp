@@ -1,10 +1,7 @@
 #include "kiln/layers/activations/activations.h"
 
-#include <map>
-#include <mutex>
-
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
 namespace kiln::activations {
@@ -14,24 +11,23 @@ namespace {
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
-struct Registry {
-  std::mutex mutex;
-  std::map<std::string, Activation, std::less<>> entries{
-      {"linear", linear},   {"relu", relu},  {"sigmoid", sigmoid},   {"tanh", tanh},
-      {"softmax", softmax}, {"gelu", gelu},  {"elu", elu},           {"selu", selu},
-      {"swish", swish},     {"silu", swish}, {"softplus", softplus}, {"leaky_relu", leaky_relu},
-  };
-};
-
-Registry& registry() {
-  static Registry r;
+NamedRegistry<Activation>& registry() {
+  static NamedRegistry<Activation> r = [] {
+    NamedRegistry<Activation> built("activation");
+    built.add("linear", linear);
+    built.add("relu", relu);
+    built.add("sigmoid", sigmoid);
+    built.add("tanh", tanh);
+    built.add("softmax", softmax);
+    built.add("gelu", gelu);
+    built.add("elu", elu);
+    built.add("selu", selu);
+    built.add("swish", swish, {"silu"});
+    built.add("softplus", softplus);
+    built.add("leaky_relu", leaky_relu);
+    return built;
+  }();
   return r;
-}
-
-std::vector<std::string> names_locked(const Registry& r) {
-  std::vector<std::string> out;
-  for (const auto& [name, fn] : r.entries) out.push_back(name);
-  return out;
 }
 
 }  // namespace
@@ -71,25 +67,16 @@ Tensor leaky_relu(const Tensor& x) {
 }
 
 Activation get(std::string_view name) {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  if (const auto it = r.entries.find(name); it != r.entries.end()) return it->second;
-  const std::string hint = did_you_mean(name, names_locked(r));
-  throw Error(detail::concat("unknown activation '", name, "'", hint.empty() ? "" : "; ", hint));
+  return registry().get(name);
 }
 
 void register_activation(const std::string& name, Activation fn) {
   KILN_CHECK(fn != nullptr, "register_activation('", name, "'): no function");
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  KILN_CHECK(r.entries.emplace(name, std::move(fn)).second, "activation '", name,
-             "' is already registered");
+  registry().add(name, std::move(fn));
 }
 
 std::vector<std::string> known_names() {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  return names_locked(r);
+  return registry().names();
 }
 
 }  // namespace kiln::activations

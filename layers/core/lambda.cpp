@@ -1,42 +1,16 @@
 #include "kiln/layers/core/lambda.h"
 
-#include <map>
-#include <mutex>
-
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
 namespace {
 
-struct LambdaRegistry {
-  std::mutex mutex;
-  std::map<std::string, LambdaFunction, std::less<>> functions;
-};
-
-LambdaRegistry& lambda_registry() {
-  static LambdaRegistry r;
+NamedRegistry<LambdaFunction>& lambda_registry() {
+  static NamedRegistry<LambdaFunction> r("Lambda function", nullptr,
+                                         "register it with kiln::layers::register_lambda(name, fn)");
   return r;
-}
-
-LambdaFunction registered_lambda(const std::string& name) {
-  LambdaRegistry& r = lambda_registry();
-  std::lock_guard lock(r.mutex);
-  if (auto it = r.functions.find(name); it != r.functions.end()) return it->second;
-  std::vector<std::string> known;
-  for (const auto& [n, fn] : r.functions) known.push_back(n);
-  const std::string hint = did_you_mean(name, known);
-  std::string message = "Lambda: no function registered as '";
-  message += name;
-  message += "'";
-  if (!hint.empty()) {
-    message += " (";
-    message += hint;
-    message += ")";
-  }
-  message += "; register it with kiln::layers::register_lambda(name, fn)";
-  throw Error(message);
 }
 
 // Keras writes a registered function as {"module": "builtins", "class_name": "function",
@@ -54,16 +28,11 @@ std::string function_name_of(const Config& function) {
 
 void register_lambda(const std::string& name, LambdaFunction fn) {
   KILN_CHECK(fn != nullptr, "register_lambda: the function for '", name, "' is empty");
-  LambdaRegistry& r = lambda_registry();
-  std::lock_guard lock(r.mutex);
-  KILN_CHECK(!r.functions.contains(name), "register_lambda: '", name, "' is already registered");
-  r.functions.emplace(name, std::move(fn));
+  lambda_registry().add(name, std::move(fn));
 }
 
 bool is_registered_lambda(const std::string& name) {
-  LambdaRegistry& r = lambda_registry();
-  std::lock_guard lock(r.mutex);
-  return r.functions.contains(name);
+  return lambda_registry().contains(name);
 }
 
 Lambda::Lambda(LambdaFunction fn, LambdaOptions options)
@@ -73,7 +42,7 @@ Lambda::Lambda(LambdaFunction fn, LambdaOptions options)
 
 Lambda::Lambda(const std::string& registered_name, LambdaOptions options)
     : Layer(options.layer_args()),
-      fn_(registered_lambda(registered_name)),
+      fn_(lambda_registry().get(registered_name)),
       registered_name_(registered_name) {}
 
 std::vector<Tensor> Lambda::call(const std::vector<Tensor>& inputs, const CallContext&) {

@@ -2,10 +2,9 @@
 
 #include <cmath>
 #include <functional>
-#include <map>
 
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
 namespace kiln::initializers {
@@ -96,25 +95,6 @@ Tensor draw_orthogonal(double gain, const Shape& shape, DType dtype, random::Gen
   return ops::cast(ops::reshape(out * gain, shape), dtype).clone();
 }
 
-const std::map<std::string, std::function<InitializerPtr()>>& registry() {
-  static const std::map<std::string, std::function<InitializerPtr()>> names{
-      {"glorot_uniform", glorot_uniform},
-      {"glorot_normal", glorot_normal},
-      {"he_uniform", he_uniform},
-      {"he_normal", he_normal},
-      {"lecun_uniform", lecun_uniform},
-      {"lecun_normal", lecun_normal},
-      {"zeros", zeros},
-      {"ones", ones},
-      {"random_normal", [] { return random_normal(); }},
-      {"random_uniform", [] { return random_uniform(); }},
-      {"truncated_normal", [] { return truncated_normal(); }},
-      {"orthogonal", [] { return orthogonal(); }},
-      {"constant", [] { return constant(0); }},
-  };
-  return names;
-}
-
 // "GlorotUniform" -> "glorot_uniform".
 std::string snake_case(std::string_view name) {
   std::string out;
@@ -127,6 +107,28 @@ std::string snake_case(std::string_view name) {
     }
   }
   return out;
+}
+
+// Keyed by Keras's snake_case names; class names ("GlorotUniform") fold to them.
+const NamedRegistry<std::function<InitializerPtr()>>& registry() {
+  static const NamedRegistry<std::function<InitializerPtr()>> r = [] {
+    NamedRegistry<std::function<InitializerPtr()>> built("initializer", snake_case);
+    built.add("glorot_uniform", glorot_uniform);
+    built.add("glorot_normal", glorot_normal);
+    built.add("he_uniform", he_uniform);
+    built.add("he_normal", he_normal);
+    built.add("lecun_uniform", lecun_uniform);
+    built.add("lecun_normal", lecun_normal);
+    built.add("zeros", zeros);
+    built.add("ones", ones);
+    built.add("random_normal", [] { return random_normal(); });
+    built.add("random_uniform", [] { return random_uniform(); });
+    built.add("truncated_normal", [] { return truncated_normal(); });
+    built.add("orthogonal", [] { return orthogonal(); });
+    built.add("constant", [] { return constant(0); });
+    return built;
+  }();
+  return r;
 }
 
 }  // namespace
@@ -202,17 +204,11 @@ InitializerPtr orthogonal(double gain) {
 }
 
 std::vector<std::string> known_names() {
-  std::vector<std::string> out;
-  for (const auto& [name, make] : registry()) out.push_back(name);
-  return out;
+  return registry().names();
 }
 
 InitializerPtr get(std::string_view name) {
-  const std::string key = snake_case(name);
-  const auto it = registry().find(key);
-  if (it != registry().end()) return it->second();
-  const std::string hint = did_you_mean(key, known_names());
-  throw Error(detail::concat("unknown initializer '", name, "'", hint.empty() ? "" : "; ", hint));
+  return registry().get(name)();
 }
 
 }  // namespace kiln::initializers

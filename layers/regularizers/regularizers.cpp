@@ -1,7 +1,9 @@
 #include "kiln/layers/regularizers/regularizers.h"
 
+#include <functional>
+
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
 namespace kiln::regularizers {
@@ -46,33 +48,57 @@ RegularizerPtr l1_l2(double l1, double l2) {
   return std::make_shared<L1L2>("L1L2", l1, l2);
 }
 
+namespace {
+
+// A regularizer by name takes Keras's defaults; from a config, its arguments (absent ones 0 for
+// L1L2, as Keras's constructor has them).
+struct RegularizerKind {
+  std::function<RegularizerPtr()> by_name;
+  std::function<RegularizerPtr(const Config&)> from_arguments;
+};
+
+const NamedRegistry<RegularizerKind>& registry() {
+  static const NamedRegistry<RegularizerKind> r = [] {
+    NamedRegistry<RegularizerKind> built("regularizer");
+    built.add("l1",
+              {[] { return l1(); },
+               [](const Config& args) {
+                 args.check_keys({"l1"}, "L1");
+                 return l1(args.get_double("l1", 0.01));
+               }},
+              {"L1"});
+    built.add("l2",
+              {[] { return l2(); },
+               [](const Config& args) {
+                 args.check_keys({"l2"}, "L2");
+                 return l2(args.get_double("l2", 0.01));
+               }},
+              {"L2"});
+    built.add("l1_l2",
+              {[] { return l1_l2(); },
+               [](const Config& args) {
+                 args.check_keys({"l1", "l2"}, "L1L2");
+                 return l1_l2(args.get_double("l1", 0.0), args.get_double("l2", 0.0));
+               }},
+              {"L1L2"});
+    return built;
+  }();
+  return r;
+}
+
+}  // namespace
+
 RegularizerPtr get(std::string_view name) {
-  if (name == "l1" || name == "L1") return l1();
-  if (name == "l2" || name == "L2") return l2();
-  if (name == "l1_l2" || name == "L1L2") return l1_l2();
-  const std::string hint = did_you_mean(name, {"l1", "l2", "l1_l2"});
-  throw Error("unknown regularizer '" + std::string(name) + "'" +
-              (hint.empty() ? "" : " (" + hint + ")"));
+  return registry().get(name).by_name();
 }
 
 RegularizerPtr from_config(const Config& config) {
   if (config.is_null()) return nullptr;
   if (config.is_string()) return get(config.as_string());
-  const std::string cls = config["class_name"].as_string();
-  const Config args = config.contains("config") ? config["config"] : Config::map();
-  if (cls == "L1") {
-    args.check_keys({"l1"}, "L1");
-    return l1(args.get_double("l1", 0.01));
-  }
-  if (cls == "L2") {
-    args.check_keys({"l2"}, "L2");
-    return l2(args.get_double("l2", 0.01));
-  }
-  if (cls == "L1L2") {
-    args.check_keys({"l1", "l2"}, "L1L2");
-    return l1_l2(args.get_double("l1", 0.0), args.get_double("l2", 0.0));
-  }
-  return get(cls);
+  const Config& cls = config["class_name"];
+  return registry()
+      .get(cls.as_string(), cls.where())
+      .from_arguments(config.contains("config") ? config["config"] : Config::map());
 }
 
 Config serialize(const Regularizer& regularizer) {

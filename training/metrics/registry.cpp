@@ -4,12 +4,11 @@
 #include <cctype>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <set>
+#include <optional>
 #include <utility>
 
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/training/metrics/accuracy_functions.h"
 #include "kiln/training/metrics/accuracy_metrics.h"
 #include "kiln/training/metrics/auc.h"
@@ -24,89 +23,65 @@ constexpr std::string_view kWrapperClass = "MeanMetricWrapper";
 
 MetricPtr wrapper_from_config(const Config& config);
 
-// The built-in names; custom ones are added by register_metric(_class).
-struct Registry {
-  Registry();
-  std::mutex mutex;
-  // Keras class name -> factory from the class's config.
-  std::map<std::string, MetricFactory, std::less<>> classes;
-  // Snake-case class names and short aliases -> class name.
-  std::map<std::string, std::string, std::less<>> aliases;
-  // Per-sample functions by name: the "fn" of MeanMetricWrapper configs, and custom metrics.
-  std::map<std::string, PerSampleFn, std::less<>> functions;
+// A metric name: a class (or an alias of one), a per-sample function (the "fn" of
+// MeanMetricWrapper configs, and custom metrics), or both ("accuracy", "mean_squared_error").
+struct Entry {
+  MetricFactory factory;  // from the class's config; null for a function alone
+  PerSampleFn function;   // null for a class alone
 };
 
-Registry::Registry() {
-  classes = {
-      {"Mean", Mean::from_config},
-      {"Sum", Sum::from_config},
-      {std::string(kWrapperClass), wrapper_from_config},
-      {"Accuracy", Accuracy::from_config},
-      {"BinaryAccuracy", BinaryAccuracy::from_config},
-      {"CategoricalAccuracy", CategoricalAccuracy::from_config},
-      {"SparseCategoricalAccuracy", SparseCategoricalAccuracy::from_config},
-      {"TopKCategoricalAccuracy", TopKCategoricalAccuracy::from_config},
-      {"SparseTopKCategoricalAccuracy", SparseTopKCategoricalAccuracy::from_config},
-      {"Precision", Precision::from_config},
-      {"Recall", Recall::from_config},
-      {"AUC", AUC::from_config},
-      {"MeanSquaredError", MeanSquaredError::from_config},
-      {"MeanAbsoluteError", MeanAbsoluteError::from_config},
-      {"RootMeanSquaredError", RootMeanSquaredError::from_config},
-  };
-  aliases = {
-      {"mean", "Mean"},
-      {"sum", "Sum"},
-      {"accuracy", "Accuracy"},
-      {"acc", "Accuracy"},
-      {"binary_accuracy", "BinaryAccuracy"},
-      {"categorical_accuracy", "CategoricalAccuracy"},
-      {"sparse_categorical_accuracy", "SparseCategoricalAccuracy"},
-      {"top_k_categorical_accuracy", "TopKCategoricalAccuracy"},
-      {"sparse_top_k_categorical_accuracy", "SparseTopKCategoricalAccuracy"},
-      {"precision", "Precision"},
-      {"recall", "Recall"},
-      {"auc", "AUC"},
-      {"mean_squared_error", "MeanSquaredError"},
-      {"mse", "MeanSquaredError"},
-      {"MSE", "MeanSquaredError"},
-      {"mean_absolute_error", "MeanAbsoluteError"},
-      {"mae", "MeanAbsoluteError"},
-      {"MAE", "MeanAbsoluteError"},
-      {"root_mean_squared_error", "RootMeanSquaredError"},
-      {"rmse", "RootMeanSquaredError"},
-      {"RMSE", "RootMeanSquaredError"},
-  };
-  functions = {
-      {"accuracy", [](const Tensor& t, const Tensor& p) { return accuracy(t, p); }},
-      {"binary_accuracy", [](const Tensor& t, const Tensor& p) { return binary_accuracy(t, p); }},
-      {"categorical_accuracy", categorical_accuracy},
-      {"sparse_categorical_accuracy", sparse_categorical_accuracy},
-      {"top_k_categorical_accuracy",
-       [](const Tensor& t, const Tensor& p) { return top_k_categorical_accuracy(t, p); }},
-      {"sparse_top_k_categorical_accuracy",
-       [](const Tensor& t, const Tensor& p) { return sparse_top_k_categorical_accuracy(t, p); }},
-      {"mean_squared_error", mean_squared_error},
-      {"mean_absolute_error", mean_absolute_error},
-  };
-}
+// The built-in names; custom ones are added by register_metric(_class).
+NamedRegistry<Entry>& registry() {
+  static NamedRegistry<Entry> r = [] {
+    std::map<std::string, Entry> entries;
+    const auto add_class = [&](const std::string& name, const MetricFactory& factory,
+                               std::initializer_list<const char*> aliases) {
+      entries[name].factory = factory;
+      for (const char* alias : aliases) entries[alias].factory = factory;
+    };
+    add_class("Mean", Mean::from_config, {"mean"});
+    add_class("Sum", Sum::from_config, {"sum"});
+    add_class("Accuracy", Accuracy::from_config, {"accuracy", "acc"});
+    add_class("BinaryAccuracy", BinaryAccuracy::from_config, {"binary_accuracy"});
+    add_class("CategoricalAccuracy", CategoricalAccuracy::from_config, {"categorical_accuracy"});
+    add_class("SparseCategoricalAccuracy", SparseCategoricalAccuracy::from_config,
+              {"sparse_categorical_accuracy"});
+    add_class("TopKCategoricalAccuracy", TopKCategoricalAccuracy::from_config,
+              {"top_k_categorical_accuracy"});
+    add_class("SparseTopKCategoricalAccuracy", SparseTopKCategoricalAccuracy::from_config,
+              {"sparse_top_k_categorical_accuracy"});
+    add_class("Precision", Precision::from_config, {"precision"});
+    add_class("Recall", Recall::from_config, {"recall"});
+    add_class("AUC", AUC::from_config, {"auc"});
+    add_class("MeanSquaredError", MeanSquaredError::from_config,
+              {"mean_squared_error", "mse", "MSE"});
+    add_class("MeanAbsoluteError", MeanAbsoluteError::from_config,
+              {"mean_absolute_error", "mae", "MAE"});
+    add_class("RootMeanSquaredError", RootMeanSquaredError::from_config,
+              {"root_mean_squared_error", "rmse", "RMSE"});
+    entries["accuracy"].function = [](const Tensor& t, const Tensor& p) { return accuracy(t, p); };
+    entries["binary_accuracy"].function = [](const Tensor& t, const Tensor& p) {
+      return binary_accuracy(t, p);
+    };
+    entries["categorical_accuracy"].function = categorical_accuracy;
+    entries["sparse_categorical_accuracy"].function = sparse_categorical_accuracy;
+    entries["top_k_categorical_accuracy"].function = [](const Tensor& t, const Tensor& p) {
+      return top_k_categorical_accuracy(t, p);
+    };
+    entries["sparse_top_k_categorical_accuracy"].function = [](const Tensor& t, const Tensor& p) {
+      return sparse_top_k_categorical_accuracy(t, p);
+    };
+    entries["mean_squared_error"].function = mean_squared_error;
+    entries["mean_absolute_error"].function = mean_absolute_error;
 
-Registry& registry() {
-  static Registry r;
+    NamedRegistry<Entry> built("metric");
+    for (auto& [name, entry] : entries) built.add(name, std::move(entry));
+    // Only from a config naming its function: neither offered nor found by name alone.
+    built.add(kWrapperClass, Entry{wrapper_from_config, nullptr}, {},
+              NamedRegistry<Entry>::Listed::no);
+    return built;
+  }();
   return r;
-}
-
-bool taken_locked(const Registry& r, std::string_view name) {
-  return r.classes.contains(name) || r.aliases.contains(name) || r.functions.contains(name);
-}
-
-std::vector<std::string> names_locked(const Registry& r) {
-  std::set<std::string> names;
-  for (const auto& [name, factory] : r.classes)
-    if (name != kWrapperClass) names.insert(name);
-  for (const auto& [name, target] : r.aliases) names.insert(name);
-  for (const auto& [name, fn] : r.functions) names.insert(name);
-  return {names.begin(), names.end()};
 }
 
 std::string lowercase(std::string_view s) {
@@ -153,16 +128,12 @@ MetricFactory function_factory(std::string fn_name, PerSampleFn fn) {
 // config naming its function), an alias of one, or a per-sample function. The lock is released
 // before the factory runs, so factories may use the registry.
 MetricFactory resolve(std::string_view name, bool allow_wrapper) {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  if (const auto it = r.classes.find(name);
-      it != r.classes.end() && (allow_wrapper || name != kWrapperClass))
-    return it->second;
-  if (const auto it = r.aliases.find(name); it != r.aliases.end()) return r.classes.at(it->second);
-  if (const auto it = r.functions.find(name); it != r.functions.end())
-    return function_factory(it->first, it->second);
-  const std::string hint = did_you_mean(name, suggestion_candidates(name, names_locked(r)));
-  throw Error(detail::concat("unknown metric '", name, "'", hint.empty() ? "" : "; ", hint));
+  const NamedRegistry<Entry>& r = registry();
+  const std::optional<Entry> entry = r.find(name);
+  if (!entry || (name == kWrapperClass && !allow_wrapper))
+    throw Error(r.unknown(name, "", suggestion_candidates(name, r.names())));
+  if (entry->factory) return entry->factory;
+  return function_factory(std::string(name), entry->function);
 }
 
 // A MeanMetricWrapper from its config, whose "fn" names a registered function: a string, or
@@ -172,17 +143,13 @@ MetricPtr wrapper_from_config(const Config& config) {
   const Config* fn = config.find("fn");
   KILN_CHECK(fn != nullptr, config.where(), "MeanMetricWrapper: the config needs 'fn'");
   const std::string fn_name = fn->is_map() ? (*fn)["config"].as_string() : fn->as_string();
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  const auto it = r.functions.find(fn_name);
-  if (it == r.functions.end()) {
-    std::vector<std::string> known;
-    for (const auto& [known_name, f] : r.functions) known.push_back(known_name);
-    const std::string hint = did_you_mean(fn_name, known);
-    throw Error(detail::concat(fn->where(), "MeanMetricWrapper: unknown metric function '", fn_name,
-                               "'", hint.empty() ? "" : "; ", hint));
-  }
-  return std::make_shared<MeanMetricWrapper>(it->second, std::move(name), fn_name);
+  const std::optional<Entry> entry = registry().find(fn_name);
+  if (!entry || !entry->function)
+    throw Error(fn->where() + "MeanMetricWrapper: " +
+                registry().unknown(fn_name, "", registry().names_if([](const Entry& e) {
+                  return e.function != nullptr;
+                })));
+  return std::make_shared<MeanMetricWrapper>(entry->function, std::move(name), fn_name);
 }
 
 // keras.trainers.compile_utils.is_binary_or_sparse_categorical picks the accuracy that fits the
@@ -229,24 +196,16 @@ Config serialize(const Metric& metric) {
 
 void register_metric(const std::string& name, PerSampleFn per_sample) {
   KILN_CHECK(per_sample != nullptr, "register_metric('", name, "'): no function");
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  KILN_CHECK(!taken_locked(r, name), "metric '", name, "' is already registered");
-  r.functions.emplace(name, std::move(per_sample));
+  registry().add(name, Entry{nullptr, std::move(per_sample)});
 }
 
 void register_metric_class(const std::string& class_name, MetricFactory factory) {
   KILN_CHECK(factory != nullptr, "register_metric_class('", class_name, "'): no factory");
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  KILN_CHECK(!taken_locked(r, class_name), "metric '", class_name, "' is already registered");
-  r.classes.emplace(class_name, std::move(factory));
+  registry().add(class_name, Entry{std::move(factory), nullptr});
 }
 
 std::vector<std::string> known_names() {
-  Registry& r = registry();
-  const std::lock_guard lock(r.mutex);
-  return names_locked(r);
+  return registry().names();
 }
 
 }  // namespace kiln::metrics

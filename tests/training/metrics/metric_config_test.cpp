@@ -59,7 +59,7 @@ TEST(MetricConfig, UnknownKeysAndValuesAreErrorsWithSuggestions) {
               HasSubstr("Precision: one threshold is supported"));
   EXPECT_THAT(
       message(R"({"class_name": "MeanMetricWrapper", "config": {"fn": "mean_absolut_error"}})"),
-      HasSubstr("unknown metric function 'mean_absolut_error'; did you mean "
+      HasSubstr("MeanMetricWrapper: unknown metric 'mean_absolut_error'; did you mean "
                 "'mean_absolute_error'?"));
   EXPECT_THAT(message(R"({"class_name": "AUC", "config": {"multi_label": true}})"),
               HasSubstr("multi_label=true needs num_labels"));

@@ -216,8 +216,8 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 TEST_F(ModelConfig, BadConfigsAreErrorsNamingTheLayer) {
   const std::string json = small_config_json();
   EXPECT_THAT(error_of(replaced(json, R"("class_name": "Dense")", R"("class_name": "Dens")")),
-              HasSubstr("model 'small', layer 'hidden': unknown layer class 'Dens' (did you mean "
-                        "'Dense'?)"));
+              HasSubstr("model 'small', layer 'hidden': unknown layer class 'Dens'; did you mean "
+                        "'Dense'?"));
   EXPECT_THAT(
       error_of(replaced(json, R"("keras_history": ["hidden")", R"("keras_history": ["hiden")")),
       HasSubstr("model 'small': layer 'head' refers to unknown layer 'hiden' (did you "
