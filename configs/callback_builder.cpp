@@ -30,43 +30,17 @@ std::string inside(const std::string& output_dir, const std::string& path) {
              : (std::filesystem::path(output_dir) / path).string();
 }
 
-std::optional<double> optional_double(const Config& args, const char* key) {
-  const Config* v = args.find(key);
-  if (v == nullptr || v->is_null()) return std::nullopt;
-  return v->as_double();
-}
-
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> table{
       {"EarlyStopping",
        [](const Config& a, const RunPlace&) -> CallbackPtr {
-         a.check_keys({"monitor", "min_delta", "patience", "mode", "baseline",
-                       "restore_best_weights", "start_from_epoch", "verbose"},
-                      "EarlyStopping");
-         return std::make_shared<EarlyStopping>(EarlyStoppingOptions{
-             .monitor = a.get_string("monitor", "val_loss"),
-             .min_delta = a.get_double("min_delta", 0),
-             .patience = static_cast<int>(a.get_int("patience", 0)),
-             .mode = a.get_string("mode", "auto"),
-             .baseline = optional_double(a, "baseline"),
-             .restore_best_weights = a.get_bool("restore_best_weights", false),
-             .start_from_epoch = static_cast<int>(a.get_int("start_from_epoch", 0)),
-             .verbose = static_cast<int>(a.get_int("verbose", 0))});
+         return std::make_shared<EarlyStopping>(
+             read_fields(a, EarlyStoppingOptions::fields(), "EarlyStopping"));
        }},
       {"ReduceLROnPlateau",
        [](const Config& a, const RunPlace&) -> CallbackPtr {
-         a.check_keys({"monitor", "factor", "patience", "mode", "min_delta", "cooldown", "min_lr",
-                       "verbose"},
-                      "ReduceLROnPlateau");
          return std::make_shared<ReduceLROnPlateau>(
-             ReduceLROnPlateauOptions{.monitor = a.get_string("monitor", "val_loss"),
-                                      .factor = a.get_double("factor", 0.1),
-                                      .patience = static_cast<int>(a.get_int("patience", 10)),
-                                      .mode = a.get_string("mode", "auto"),
-                                      .min_delta = a.get_double("min_delta", 1e-4),
-                                      .cooldown = static_cast<int>(a.get_int("cooldown", 0)),
-                                      .min_lr = a.get_double("min_lr", 0),
-                                      .verbose = static_cast<int>(a.get_int("verbose", 0))});
+             read_fields(a, ReduceLROnPlateauOptions::fields(), "ReduceLROnPlateau"));
        }},
       {"TerminateOnNaN",
        [](const Config& a, const RunPlace&) -> CallbackPtr {
@@ -75,31 +49,21 @@ const std::map<std::string, Factory>& factories() {
        }},
       {"ModelCheckpoint",
        [](const Config& a, const RunPlace& run) -> CallbackPtr {
-         a.check_keys({"filepath", "monitor", "verbose", "save_best_only", "save_weights_only",
-                       "mode", "save_freq", "initial_value_threshold"},
-                      "ModelCheckpoint");
+         const ModelCheckpointOptions options =
+             read_fields(a, ModelCheckpointOptions::fields(), "ModelCheckpoint",
+                         {.run_config = run.run_config}, {"filepath"});
          KILN_CHECK(a.contains("filepath"), a.where(), "ModelCheckpoint needs a filepath");
-         return std::make_shared<ModelCheckpoint>(
-             inside(run.output_dir, a["filepath"].as_string()),
-             ModelCheckpointOptions{
-                 .monitor = a.get_string("monitor", "val_loss"),
-                 .verbose = static_cast<int>(a.get_int("verbose", 0)),
-                 .save_best_only = a.get_bool("save_best_only", false),
-                 .save_weights_only = a.get_bool("save_weights_only", false),
-                 .mode = a.get_string("mode", "auto"),
-                 .save_freq = save_freq_of(a),
-                 .initial_value_threshold = optional_double(a, "initial_value_threshold"),
-                 .run_config = run.run_config});
+         return std::make_shared<ModelCheckpoint>(inside(run.output_dir, a["filepath"].as_string()),
+                                                  options);
        }},
       {"BackupAndRestore",
        [](const Config& a, const RunPlace& run) -> CallbackPtr {
-         a.check_keys({"backup_dir", "save_freq", "delete_checkpoint"}, "BackupAndRestore");
+         const BackupAndRestoreOptions options =
+             read_fields(a, BackupAndRestoreOptions::fields(), "BackupAndRestore",
+                         {.run_config = run.run_config}, {"backup_dir"});
          KILN_CHECK(a.contains("backup_dir"), a.where(), "BackupAndRestore needs a backup_dir");
          return std::make_shared<BackupAndRestore>(
-             inside(run.output_dir, a["backup_dir"].as_string()),
-             BackupAndRestoreOptions{.save_freq = save_freq_of(a),
-                                     .delete_checkpoint = a.get_bool("delete_checkpoint", true),
-                                     .run_config = run.run_config});
+             inside(run.output_dir, a["backup_dir"].as_string()), options);
        }},
       {"CSVLogger",
        [](const Config& a, const RunPlace& run) -> CallbackPtr {
@@ -115,14 +79,6 @@ const std::map<std::string, Factory>& factories() {
 }
 
 }  // namespace
-
-int64_t save_freq_of(const Config& spec) {
-  const Config* f = spec.find("save_freq");
-  if (f == nullptr || (f->is_string() && f->as_string() == "epoch")) return 0;
-  KILN_CHECK(f->is_int() && f->as_int() > 0, f->where(),
-             "save_freq must be \"epoch\" or a positive number of batches");
-  return f->as_int();
-}
 
 std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir,
                                          const std::string& run_config) {

@@ -22,7 +22,4 @@ namespace kiln::configs {
 std::vector<CallbackPtr> build_callbacks(const Config& list, const std::string& output_dir,
                                          const std::string& run_config = "");
 
-// Keras's save_freq: "epoch" (0) or a number of batches.
-int64_t save_freq_of(const Config& spec);
-
 }  // namespace kiln::configs

@@ -170,25 +170,20 @@ CallbackPtr checkpoint_callback(const Config& run, const std::string& out_dir,
                                 const std::string& run_config) {
   const Config* c = run.find("checkpoint");
   if (c == nullptr || c->is_null()) return nullptr;
-  c->check_keys({"directory", "filename", "monitor", "mode", "save_best_only", "save_freq",
-                 "save_weights_only", "keep_last"},
-                "checkpoint");
+  // ModelCheckpoint's own fields, and where its files go.
+  const ModelCheckpointOptions options =
+      read_fields(*c, ModelCheckpointOptions::fields(), "checkpoint", {.run_config = run_config},
+                  {"directory", "filename"});
   const fs::path dir = fs::path(out_dir) / c->get_string("directory", "checkpoints");
-  fs::create_directories(dir);
-  const std::string filename = c->get_string("filename", c->get_bool("save_weights_only", false)
-                                                             ? "epoch{epoch:02d}.weights.h5"
-                                                             : "epoch{epoch:02d}.h5");
-  return located(*c, [&]() -> CallbackPtr {
-    return std::make_shared<ModelCheckpoint>(
-        (dir / filename).string(),
-        ModelCheckpointOptions{.monitor = c->get_string("monitor", "val_loss"),
-                               .save_best_only = c->get_bool("save_best_only", false),
-                               .save_weights_only = c->get_bool("save_weights_only", false),
-                               .mode = c->get_string("mode", "auto"),
-                               .save_freq = save_freq_of(*c),
-                               .keep_last = static_cast<int>(c->get_int("keep_last", 0)),
-                               .run_config = run_config});
+  const std::string filename =
+      c->get_string("filename", options.save_weights_only ? "epoch{epoch:02d}.weights.h5"
+                                                          : "epoch{epoch:02d}.h5");
+  CallbackPtr callback = located(*c, [&]() -> CallbackPtr {
+    return std::make_shared<ModelCheckpoint>((dir / filename).string(), options);
   });
+  // Made once the callback is, so a refused section leaves no directory behind.
+  fs::create_directories(dir);
+  return callback;
 }
 
 // The model section with the data's facts filled in, built.

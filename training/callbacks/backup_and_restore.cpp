@@ -4,10 +4,18 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/log.h"
+#include "kiln/training/callbacks/save_freq.h"
 #include "kiln/training/model/model.h"
 #include "kiln/training/saving/checkpoint.h"
 
 namespace kiln {
+
+const FieldTable<BackupAndRestoreOptions>& BackupAndRestoreOptions::fields() {
+  using O = BackupAndRestoreOptions;
+  static const FieldTable<O> table{save_freq_field(&O::save_freq),
+                                   field("delete_checkpoint", &O::delete_checkpoint)};
+  return table;
+}
 
 BackupAndRestore::BackupAndRestore(std::string backup_dir, BackupAndRestoreOptions options)
     : options_(options) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/training/callbacks/callback.h"
 
 namespace kiln {
@@ -20,6 +21,9 @@ struct BackupAndRestoreOptions {
   bool delete_checkpoint = true;  // remove the backup once fit completes
   // The run description (JSON) stored in the backup; kiln's YAML runs pass theirs.
   std::string run_config{};
+
+  // Keras's keys for these fields (run_config is the run's, not a key).
+  static const FieldTable<BackupAndRestoreOptions>& fields();
 };
 
 class BackupAndRestore : public Callback {

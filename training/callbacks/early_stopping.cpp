@@ -6,6 +6,19 @@
 
 namespace kiln {
 
+const FieldTable<EarlyStoppingOptions>& EarlyStoppingOptions::fields() {
+  using O = EarlyStoppingOptions;
+  static const FieldTable<O> table{field("monitor", &O::monitor),
+                                   field("min_delta", &O::min_delta),
+                                   field("patience", &O::patience),
+                                   field("mode", &O::mode),
+                                   field("baseline", &O::baseline),
+                                   field("restore_best_weights", &O::restore_best_weights),
+                                   field("start_from_epoch", &O::start_from_epoch),
+                                   field("verbose", &O::verbose)};
+  return table;
+}
+
 EarlyStopping::EarlyStopping(EarlyStoppingOptions options)
     : options_(std::move(options)),
       monitor_(options_.monitor, parse_monitor_mode(options_.mode), options_.min_delta) {}

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/framework/tensor/tensor.h"
 #include "kiln/training/callbacks/monitor.h"
 
@@ -18,6 +19,9 @@ struct EarlyStoppingOptions {
   bool restore_best_weights = false;
   int start_from_epoch = 0;
   int verbose = 0;  // 1: a line when it stops fit and when it restores weights, as Keras
+
+  // Keras's keys for these fields (a YAML run's EarlyStopping arguments).
+  static const FieldTable<EarlyStoppingOptions>& fields();
 };
 
 class EarlyStopping : public Callback {

@@ -5,10 +5,24 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/training/callbacks/filename_template.h"
+#include "kiln/training/callbacks/save_freq.h"
 #include "kiln/training/model/model.h"
 #include "kiln/training/saving/checkpoint.h"
 
 namespace kiln {
+
+const FieldTable<ModelCheckpointOptions>& ModelCheckpointOptions::fields() {
+  using O = ModelCheckpointOptions;
+  static const FieldTable<O> table{field("monitor", &O::monitor),
+                                   field("verbose", &O::verbose),
+                                   field("save_best_only", &O::save_best_only),
+                                   field("save_weights_only", &O::save_weights_only),
+                                   field("mode", &O::mode),
+                                   save_freq_field(&O::save_freq),
+                                   field("initial_value_threshold", &O::initial_value_threshold),
+                                   field("keep_last", &O::keep_last)};
+  return table;
+}
 namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/training/callbacks/monitor.h"
 
 namespace kiln {
@@ -26,6 +27,9 @@ struct ModelCheckpointOptions {
   int keep_last = 0;
   // The run description (JSON) stored in every full checkpoint; kiln's YAML runs pass theirs.
   std::string run_config{};
+
+  // Keras's keys for these fields and keep_last (run_config is the run's, not a key).
+  static const FieldTable<ModelCheckpointOptions>& fields();
 };
 
 class ModelCheckpoint : public Callback {

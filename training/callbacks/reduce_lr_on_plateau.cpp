@@ -9,6 +9,16 @@
 
 namespace kiln {
 
+const FieldTable<ReduceLROnPlateauOptions>& ReduceLROnPlateauOptions::fields() {
+  using O = ReduceLROnPlateauOptions;
+  static const FieldTable<O> table{
+      field("monitor", &O::monitor),     field("factor", &O::factor),
+      field("patience", &O::patience),   field("mode", &O::mode),
+      field("min_delta", &O::min_delta), field("cooldown", &O::cooldown),
+      field("min_lr", &O::min_lr),       field("verbose", &O::verbose)};
+  return table;
+}
+
 ReduceLROnPlateau::ReduceLROnPlateau(ReduceLROnPlateauOptions options)
     : options_(std::move(options)),
       monitor_(options_.monitor, parse_monitor_mode(options_.mode), options_.min_delta) {

@@ -3,6 +3,7 @@
 // value has not improved for `patience` epochs. The rate is a variable, so nothing retraces.
 #include <string>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/training/callbacks/monitor.h"
 
 namespace kiln {
@@ -16,6 +17,9 @@ struct ReduceLROnPlateauOptions {
   int cooldown = 0;
   double min_lr = 0;
   int verbose = 0;
+
+  // Keras's keys for these fields (a YAML run's ReduceLROnPlateau arguments).
+  static const FieldTable<ReduceLROnPlateauOptions>& fields();
 };
 
 class ReduceLROnPlateau : public Callback {
