@@ -50,6 +50,37 @@ Config plain_scalar(const std::string& s) {
   return Config(s);
 }
 
+// The length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8 (bad lead
+// or continuation bytes, overlong forms, surrogates, beyond U+10FFFF).
+size_t utf8_length(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return 1;
+  const size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+  if (n == 0 || lead > 0xF4 || i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  const unsigned char second = byte(i + 1);
+  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) ||
+      (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second >= 0x90))
+    return 0;
+  return n;
+}
+
+// A decoded scalar as UTF-8. yaml-cpp decodes the escapes \_ (U+00A0) and \N (U+0085) of a quoted
+// scalar to one raw byte, which is not UTF-8 and would not survive a round trip: refused where it
+// is written.
+const std::string& utf8_scalar(const YAML::Node& node, const std::string& name) {
+  const std::string& text = node.Scalar();
+  for (size_t i = 0, n = 0; i < text.size(); i += n) {
+    n = utf8_length(text, i);
+    KILN_CHECK(n > 0, origin_of(name, node.Mark()),
+               ": an escape that does not decode to UTF-8 (\\_ or \\N); write the character "
+               "itself");
+  }
+  return text;
+}
+
 Config convert(const YAML::Node& node, const std::string& name) {
   Config out;
   switch (node.Type()) {
@@ -58,7 +89,7 @@ Config convert(const YAML::Node& node, const std::string& name) {
       break;
     case YAML::NodeType::Scalar:
       // yaml-cpp tags plain scalars "?" and quoted ones "!".
-      out = node.Tag() == "!" ? Config(node.Scalar()) : plain_scalar(node.Scalar());
+      out = node.Tag() == "!" ? Config(utf8_scalar(node, name)) : plain_scalar(node.Scalar());
       break;
     case YAML::NodeType::Sequence:
       out = Config::list();
@@ -94,23 +125,6 @@ Config merged(Config base, const Config& over) {
   }
   base.set_origin(over.origin());
   return base;
-}
-
-// The length of the UTF-8 sequence starting at text[i], or 0 when it is not valid UTF-8 (bad lead
-// or continuation bytes, overlong forms, surrogates, beyond U+10FFFF).
-size_t utf8_length(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return 1;
-  const size_t n = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
-  if (n == 0 || lead > 0xF4 || i + n > text.size()) return 0;
-  for (size_t k = 1; k < n; ++k)
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  const unsigned char second = byte(i + 1);
-  if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) ||
-      (lead == 0xF0 && second < 0x90) || (lead == 0xF4 && second >= 0x90))
-    return 0;
-  return n;
 }
 
 // YAML text as yaml-cpp nodes. Run files are printable UTF-8 (YAML 1.2: no control characters
