@@ -1,7 +1,9 @@
 // The Fashion-MNIST CNN's first max pool (2x2 over [128, 26, 26, 32] float32) and its gradient,
 // both ways: max_pool2d with max_pool2d_grad, which searches every window again, against
 // max_pool2d_with_argmax with max_pool2d_grad_from_argmax, which reads the positions the forward
-// recorded (what the graph pass keep_pool_argmax makes of a training step).
+// recorded (what the graph pass keep_pool_argmax makes of a training step). Its windows tile the
+// input, so max_pool2d and the argmax pair run kiln's own loops (tiled_max_pool.h) while
+// max_pool2d_grad stays on oneDNN. Run it capped (ONEDNN_MAX_CPU_ISA=AVX2 KILN_CPU_ISA=avx2) too.
 #include "benchmarks/bench_util.h"
 
 namespace kiln::bench {

@@ -3,6 +3,7 @@
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
 #include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/tiled_max_pool.h"
 #include "kiln/framework/backends/cpu/window_geometry.h"
 #include "kiln/framework/ops/pool_argmax_limit.h"
 
@@ -188,8 +189,22 @@ class PoolCall {
   std::unordered_map<int, memory> forward_args_, args_;
 };
 
+// Max pools and the argmax gradient over tiling windows run kiln's own loops (tiled_max_pool.h).
+template <PoolOp kOp>
+bool runs_tiled(const KernelContext& c) {
+  return (kOp == PoolOp::max_forward || kOp == PoolOp::max_argmax ||
+          kOp == PoolOp::max_backward_argmax) &&
+         tiled_max_pool_applies(c);
+}
+
 template <PoolOp kOp>
 void pool_kernel(const KernelContext& c) {
+  if (runs_tiled<kOp>(c)) {
+    if constexpr (kOp == PoolOp::max_forward || kOp == PoolOp::max_argmax)
+      tiled_max_pool_with_argmax(c);  // without an argmax output for max_pool2d
+    if constexpr (kOp == PoolOp::max_backward_argmax) tiled_max_pool_grad_from_argmax(c);
+    return;
+  }
   if (onednn_takes(c)) {
     PoolCall<kOp>(c).run(c);
     return;
@@ -219,7 +234,7 @@ void pool_kernel(const KernelContext& c) {
 
 template <PoolOp kOp>
 std::unique_ptr<PreparedKernel> prepare_pool(const KernelContext& c) {
-  if (!onednn_takes(c)) return nullptr;
+  if (runs_tiled<kOp>(c) || !onednn_takes(c)) return nullptr;
   return std::make_unique<PreparedCall<PoolCall<kOp>>>(c);
 }
 

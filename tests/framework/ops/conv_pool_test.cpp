@@ -440,6 +440,42 @@ TEST(MaxPool2dWithArgmax, PoolsAsMaxPoolAndItsGradientIsMaxPoolGrads) {
   }
 }
 
+// Windows that tile the input (strides equal to the pool, no padding) run kiln's own float32 loops
+// (tiled_max_pool.h): values, argmax and gradient equal the float64 reference loops', for channel
+// counts that leave vector remainders, rows and columns past the last window, rectangular windows,
+// ties (the first position wins) and batches split across threads.
+TEST(MaxPool2dWithArgmax, TilingWindowsAgreeWithTheReferenceLoops) {
+  const auto attrs_of = [](std::vector<int64_t> pool) {
+    return Attrs{{"pool_size", pool}, {"strides", pool}, {"same", false}};
+  };
+  struct Tiled {
+    Shape x;
+    std::vector<int64_t> pool;
+  };
+  for (const Tiled& c : {Tiled{{2, 7, 9, 3}, {2, 2}}, Tiled{{3, 8, 9, 17}, {2, 3}},
+                         Tiled{{4, 26, 26, 32}, {2, 2}}, Tiled{{1, 6, 7, 64}, {3, 3}}}) {
+    const Attrs attrs = attrs_of(c.pool);
+    for (const bool ties : {false, true}) {
+      // With ties, every positive value is cut to 0: the first of equal cells must win.
+      const Tensor x64 = ties ? ops::minimum(distinct_f64(c.x), 0.0) : distinct_f64(c.x);
+      const std::vector<Tensor> want = apply_multi(OpId::max_pool2d_with_argmax, {x64}, attrs);
+      const std::vector<Tensor> got =
+          apply_multi(OpId::max_pool2d_with_argmax, {ops::cast(x64, DType::f32)}, attrs);
+      const std::string what = ::testing::PrintToString(c.x) + (ties ? " with ties" : "");
+      EXPECT_EQ(values(got[0]), values(ops::cast(want[0], DType::f32))) << what;
+      EXPECT_EQ(got[1].to_vector<uint8_t>(), want[1].to_vector<uint8_t>()) << what;
+      const Tensor g64 = random_f64(want[0].shape(), -1, 1, 5);
+      const Attrs grad_attrs = with_input_hw(attrs, c.x);
+      EXPECT_EQ(
+          values(apply(OpId::max_pool2d_grad_from_argmax, {got[1], ops::cast(g64, DType::f32)},
+                       grad_attrs)),
+          values(ops::cast(apply(OpId::max_pool2d_grad_from_argmax, {want[1], g64}, grad_attrs),
+                           DType::f32)))
+          << what;
+    }
+  }
+}
+
 // A window position is kh * pool width + kw, padding cells counted: the one cell of a 1x1 image
 // sits at the middle (4) of a 3x3 'same' window.
 TEST(MaxPool2dWithArgmax, HandComputedPositions) {
