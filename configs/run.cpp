@@ -178,12 +178,9 @@ CallbackPtr checkpoint_callback(const Config& run, const std::string& out_dir,
   const std::string filename =
       c->get_string("filename", options.save_weights_only ? "epoch{epoch:02d}.weights.h5"
                                                           : "epoch{epoch:02d}.h5");
-  CallbackPtr callback = located(*c, [&]() -> CallbackPtr {
+  return located(*c, [&]() -> CallbackPtr {
     return std::make_shared<ModelCheckpoint>((dir / filename).string(), options);
   });
-  // Made once the callback is, so a refused section leaves no directory behind.
-  fs::create_directories(dir);
-  return callback;
 }
 
 // The model section with the data's facts filled in, built.
@@ -240,9 +237,9 @@ void validate_run(const Config& run) {
   const std::shared_ptr<Model> model = model_of(run, facts, resolved);
   model->compile(compile_options(run, t));
   const std::string out = output_dir(run);
+  // Callbacks make their directories when training starts: building them writes nothing.
   build_callbacks(run.find("callbacks") ? run["callbacks"] : Config(), out);
-  checkpoint_callback(run, (fs::temp_directory_path() / "kiln_validate").string(), "");
-  fs::remove_all(fs::temp_directory_path() / "kiln_validate");
+  checkpoint_callback(run, out, "");
 }
 
 TrainResult train(const Config& run, const TrainOptions& options) {

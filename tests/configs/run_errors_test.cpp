@@ -66,6 +66,18 @@ TEST_F(RunErrors, TheGoodRunValidates) {
   EXPECT_EQ(error_for(kGood), "(no error)");
 }
 
+// Validating builds the run's callbacks and checkpoint section but writes nothing: no run
+// directory, backup directory or checkpoint directory appears.
+TEST_F(RunErrors, ValidatingWritesNothing) {
+  const std::filesystem::path out = dir_ / "out";
+  std::string text = kGood;
+  text += "checkpoint: {monitor: val_loss, directory: ckpt}\noutput: {dir: " + out.string() + "}\n";
+  const size_t callbacks = text.find("  - EarlyStopping: {patience: 1}");
+  text.insert(callbacks, "  - BackupAndRestore: {backup_dir: backup}\n");
+  EXPECT_EQ(error_for(text), "(no error)");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   // A section name misspelt.
   expect_error("optimizer:", "optimiser:",

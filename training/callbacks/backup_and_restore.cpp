@@ -22,12 +22,13 @@ BackupAndRestore::BackupAndRestore(std::string backup_dir, BackupAndRestoreOptio
   KILN_CHECK(!backup_dir.empty(), "BackupAndRestore: backup_dir must not be empty");
   KILN_CHECK(options_.save_freq >= 0, "BackupAndRestore: save_freq must be 0 (each epoch) or a ",
              "number of batches, got ", options_.save_freq);
-  std::filesystem::create_directories(backup_dir);
   path_ = (std::filesystem::path(backup_dir) / "latest.checkpoint.h5").string();
 }
 
 void BackupAndRestore::on_train_begin(const Logs&) {
   batches_since_save_ = 0;
+  // Made when training starts, not when the callback is: `kiln validate` builds callbacks too.
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
   if (!std::filesystem::exists(path_)) return;
   const saving::TrainingState state = saving::load_checkpoint(model().checkpoint_contents(), path_);
   log(LogLevel::info, "BackupAndRestore: resuming from ", path_, " at epoch ", state.epoch + 1,

@@ -79,6 +79,9 @@ void ModelCheckpoint::save(int epoch, int64_t batch, int next_epoch, int64_t nex
   fields["epoch"] = epoch + 1;
   if (batch >= 0) fields["batch"] = static_cast<double>(batch + 1);
   const std::string path = format_filename(filepath_, fields);
+  // As Keras does, the file's directory is made when a file is saved into it.
+  if (const auto directory = std::filesystem::path(path).parent_path(); !directory.empty())
+    std::filesystem::create_directories(directory);
   if (weights_only_)
     model().save_weights(path);
   else
