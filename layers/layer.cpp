@@ -89,11 +89,20 @@ void Layer::build_from(const std::vector<Shape>& input_shapes) {
   built_ = true;
 }
 
-void Layer::forget_build() {
+std::vector<const Layer*> Layer::built_layers() const {
+  std::vector<const Layer*> out;
+  if (built_) out.push_back(this);
+  for (const std::shared_ptr<Layer>& layer : sublayers_)
+    for (const Layer* l : layer->built_layers()) out.push_back(l);
+  return out;
+}
+
+void Layer::forget_build(const std::vector<const Layer*>& keep) {
+  if (std::find(keep.begin(), keep.end(), this) != keep.end()) return;
   built_ = false;
   weights_.clear();
   regularizers_.clear();
-  for (const std::shared_ptr<Layer>& layer : sublayers_) layer->forget_build();
+  for (const std::shared_ptr<Layer>& layer : sublayers_) layer->forget_build(keep);
 }
 
 void Layer::set_trainable(bool trainable) {

@@ -112,10 +112,13 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // ---- state ----
   const std::string& name() const;
   bool built() const { return built_; }
-  // Undoes build() here and in the sublayers: their weights go, and the next call builds them
-  // again. For a model call that failed after building the model on its inputs
-  // (training/model/call_undo.h); layers whose build() keeps more than weights override it.
-  virtual void forget_build();
+  // The built layers at and under this one: what a failed call must not un-build.
+  std::vector<const Layer*> built_layers() const;
+  // Undoes build() here and in the sublayers, except those in `keep` (built before, perhaps
+  // pretrained or shared): their weights go, and the next call builds them again. For a model
+  // call that failed after building the model on its inputs (training/model/call_undo.h); layers
+  // whose build() keeps more than weights override it.
+  virtual void forget_build(const std::vector<const Layer*>& keep);
   bool trainable() const { return trainable_; }
   // Keras's setter: this layer and every sublayer, so a frozen model's BatchNormalization layers
   // run in inference mode too.

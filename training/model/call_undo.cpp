@@ -11,6 +11,7 @@ CallUndo::CallUndo(Model& model, bool whole_fit) : model_(model) {
   seed_ = gen.seed();
   draws_ = gen.draws();
   was_built_ = model.built();
+  if (!was_built_) built_layers_ = model.built_layers();
   Trainer* trainer = model.trainer_.get();
   had_trainer_ = trainer != nullptr;
   if (trainer != nullptr) {
@@ -42,7 +43,7 @@ void CallUndo::restore_if_no_step_ran() {
     if (!had_predict_step_) trainer->forget_predict_step();
   }
   for (const auto& [variable, value] : values_) variable.assign(value);
-  if (!was_built_) model_.forget_build();
+  if (!was_built_) model_.forget_build(built_layers_);
 }
 
 }  // namespace kiln

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kiln/framework/tensor/variable.h"
+#include "kiln/layers/layer.h"
 
 namespace kiln {
 
@@ -49,6 +50,7 @@ class CallUndo {
   uint64_t seed_ = 0;
   uint64_t draws_ = 0;
   std::vector<std::pair<Variable, Tensor>> values_;  // deep copies
+  std::vector<const layers::Layer*> built_layers_;   // built before the call: kept
 };
 
 }  // namespace kiln

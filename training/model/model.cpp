@@ -118,15 +118,16 @@ std::string Model::input_name(size_t i) const {
 }
 
 void Model::check_inputs(const std::vector<Tensor>& x, std::string_view call) const {
-  const std::vector<TensorMeta> specs = input_specs();
-  if (specs.empty()) return;  // nothing declared (a subclassed model, an unbuilt Sequential)
+  const std::vector<TensorMeta> specs = declared_input_specs();
+  if (specs.empty()) return;  // nothing declared (a subclassed model, a Sequential without Input)
   KILN_CHECK(x.size() == specs.size(), call, ": model '", name(), "' takes ", specs.size(),
              specs.size() == 1 ? " input" : " inputs", ", got ", x.size());
   for (size_t i = 0; i < x.size(); ++i) {
     const Shape& want = specs[i].shape;
     const Shape& got = x[i].shape();
     bool fits = got.rank() == want.rank();
-    for (int a = 0; fits && a < want.rank(); ++a)
+    // The batch axis is free, as in Keras: a last, smaller batch fits.
+    for (int a = 1; fits && a < want.rank(); ++a)
       fits = want.dim(a) < 0 || want.dim(a) == got.dim(a);
     KILN_CHECK(fits, call, ": model '", name(), "' input '", input_name(i), "' expects shape ",
                format_shape(want), ", got ", format_shape(got));

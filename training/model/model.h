@@ -81,6 +81,9 @@ class Model : public layers::Layer {
   layers::LayerPtr get_layer(const std::string& name) const;
   // Inputs' specs when known (functional, or a Sequential with an input shape); empty otherwise.
   virtual std::vector<TensorMeta> input_specs() const;
+  // The input specs the model was declared with (an Input, input_shape), not those a Sequential
+  // took from its first call: later calls may differ (variable lengths retrace).
+  virtual std::vector<TensorMeta> declared_input_specs() const { return input_specs(); }
   // The name of input i in messages: its InputLayer's.
   virtual std::string input_name(size_t i) const;
   // Refuses inputs that do not fit input_specs() (their number, rank and known dims), naming

@@ -49,6 +49,10 @@ std::vector<TensorMeta> Sequential::input_specs() const {
   return {};
 }
 
+std::vector<TensorMeta> Sequential::declared_input_specs() const {
+  return input_declared_ ? input_specs() : std::vector<TensorMeta>{};
+}
+
 std::string Sequential::input_name(size_t) const {
   return input_layer_ ? input_layer_->name() : "input_layer";
 }
@@ -75,8 +79,8 @@ void Sequential::build(const std::vector<Shape>& input_shapes) {
   build_symbolically();
 }
 
-void Sequential::forget_build() {
-  Model::forget_build();
+void Sequential::forget_build(const std::vector<const layers::Layer*>& keep) {
+  Model::forget_build(keep);
   if (input_declared_) return;
   input_spec_.reset();
   output_specs_.clear();

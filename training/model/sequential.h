@@ -21,12 +21,13 @@ class Sequential : public Model {
   void pop();
   std::vector<layers::LayerPtr> layers() const override { return layers_; }
   std::vector<TensorMeta> input_specs() const override;
+  std::vector<TensorMeta> declared_input_specs() const override;
   // The Input's name, or Keras's "input_layer" for an input_shape or the first call's shape.
   std::string input_name(size_t i) const override;
 
   void build(const std::vector<Shape>& input_shapes) override;
   // Also forgets an input shape taken from the first call (not one an Input or input_shape gave).
-  void forget_build() override;
+  void forget_build(const std::vector<const layers::Layer*>& keep) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs,
                            const layers::CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,

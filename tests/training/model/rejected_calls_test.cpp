@@ -214,6 +214,25 @@ TEST(RejectedCalls, AFirstCallThatFailsBuildsNothing) {
       d.x);
 }
 
+// A layer built before the call (pretrained, or shared with another model) keeps its weights when
+// a first call on the model around it fails: only what the call built is forgotten.
+TEST(RejectedCalls, LayersBuiltBeforeTheCallKeepTheirWeights) {
+  const Data d;
+  random::set_seed(3);
+  auto base = std::make_shared<layers::Dense>(3);
+  (void)(*base)(d.x);
+  const std::vector<double> before = values_of({base->weights()[0].value()});
+  Sequential model(std::vector<layers::LayerRef>{base, layers::Dense(2)}, "around");
+  model.compile({.optimizer = "adam", .loss = "mse"});
+  EXPECT_THAT(testing::error_of([&] { model.fit(d.x, d.wide_y, {.verbose = 0}); }),
+              HasSubstr("does not fit output"));
+  EXPECT_TRUE(base->built());
+  EXPECT_EQ(values_of({base->weights()[0].value()}), before);
+  EXPECT_FALSE(model.built());
+  model.fit(d.x, d.y, {.batch_size = 4, .verbose = 0});
+  EXPECT_TRUE(model.built());
+}
+
 // Loading a file whose weights do not fit the model changes nothing: the load is all or nothing.
 TEST(RejectedCalls, LoadWeights) {
   const Data d;
