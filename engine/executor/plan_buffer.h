@@ -1,6 +1,6 @@
 #pragma once
-// The plan's buffers, shared by its files (plan.cpp, memory_plan.cpp, control_steps.cpp); not an
-// installed interface.
+// The plan's buffers, shared by its files (plan.cpp, memory_plan.cpp, control_steps.cpp). Installed
+// with the other headers, but only the executor's files include it.
 #include <cstdint>
 #include <vector>
 

@@ -1,4 +1,5 @@
-// Max and average pooling and their gradients on oneDNN for float32, on NHWC tensors in place.
+// Max and average pooling and their gradients on oneDNN for float32, on NHWC tensors in place,
+// except max pools whose windows tile the input, which run kiln's own loops (tiled_max_pool.h).
 // Other dtypes take the reference loops: oneDNN has no float64, which gradient checks need.
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
