@@ -12,10 +12,9 @@ Config serialize_initializer(const std::string& name) {
       .set("registered_name", Config());
 }
 
-std::string initializer_name(const Config& config, std::string_view key, std::string fallback) {
-  const Config* c = config.find(key);
-  if (c == nullptr || c->is_null()) return fallback;
-  const std::string name = c->is_string() ? c->as_string() : (*c)["class_name"].as_string();
+std::string initializer_name(const Config& initializer) {
+  const std::string name =
+      initializer.is_string() ? initializer.as_string() : initializer["class_name"].as_string();
   initializers::get(name);  // unknown names fail here with a suggestion
   return name;
 }
@@ -24,16 +23,8 @@ Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer) {
   return regularizer ? regularizers::serialize(*regularizer) : Config();
 }
 
-regularizers::RegularizerPtr regularizer_of(const Config& config, std::string_view key) {
-  const Config* c = config.find(key);
-  return c == nullptr ? nullptr : regularizers::from_config(*c);
-}
-
-void check_layer_keys(const Config& config, std::initializer_list<std::string_view> own,
-                      std::string_view class_name) {
-  std::vector<std::string> known{"name", "trainable", "dtype", "input_shape", "batch_input_shape"};
-  known.insert(known.end(), own.begin(), own.end());
-  config.check_keys(known, class_name);
+std::vector<std::string> layer_arg_keys() {
+  return {"name", "trainable", "dtype", "input_shape", "batch_input_shape"};
 }
 
 Config serialize_shape(const Shape& shape) {

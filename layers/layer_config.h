@@ -1,10 +1,18 @@
 #pragma once
 // Reading and writing the pieces every layer config shares: base arguments, initializers and
-// regularizers in Keras's serialized forms.
+// regularizers in Keras's serialized forms, and the field tables (config_fields.h) from which a
+// layer's get_config, from_config and unknown-key check come:
+//
+//   const FieldTable<DenseOptions> fields{field("use_bias", &DenseOptions::use_bias),
+//       initializer_field("kernel_initializer", &DenseOptions::kernel_initializer), ...};
+//   DenseOptions o = read_layer_fields(config, fields, "Dense", {"units"});
+//   Config written = write_fields(options_, fields, Layer::get_config().set("units", units_));
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/layers/layer.h"
 #include "kiln/layers/regularizers/regularizers.h"
 
@@ -12,10 +20,9 @@ namespace kiln::layers {
 
 // {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {}, ...} for a name.
 Config serialize_initializer(const std::string& name);
-// An initializer given as a name or a serialized map, or `fallback` when absent.
-std::string initializer_name(const Config& config, std::string_view key, std::string fallback);
+// The name of an initializer given as a name or a serialized map; unknown names are refused.
+std::string initializer_name(const Config& initializer);
 Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer);
-regularizers::RegularizerPtr regularizer_of(const Config& config, std::string_view key);
 
 // A shape as Keras writes it, unknown dims as null ([null, 28, 28]), and back.
 Config serialize_shape(const Shape& shape);
@@ -32,8 +39,38 @@ void read_layer_args(const Config& config, Options& options) {
   options.input_shape = std::move(args.input_shape);
 }
 
-// Rejects keys that are neither the layer's own nor base arguments, with a suggestion.
-void check_layer_keys(const Config& config, std::initializer_list<std::string_view> own,
-                      std::string_view class_name);
+// The keys of the base arguments, which every layer config may hold.
+std::vector<std::string> layer_arg_keys();
+
+template <typename Options>
+ConfigField<Options> initializer_field(std::string key, std::string Options::*member) {
+  return field(std::move(key), member, initializer_name, serialize_initializer);
+}
+
+template <typename Options>
+ConfigField<Options> regularizer_field(std::string key,
+                                       regularizers::RegularizerPtr Options::*member) {
+  return field(std::move(key), member, regularizers::from_config, serialize_regularizer);
+}
+
+// A layer's options from `config`: its table over the struct's defaults, then the base
+// arguments. A key in neither, nor in `extra` (constructor arguments outside the options: Dense's
+// units), is refused with a suggestion.
+template <typename Options>
+Options read_layer_fields(const Config& config, const FieldTable<Options>& table,
+                          std::string_view class_name, std::vector<std::string> extra = {}) {
+  std::vector<std::string> keys = layer_arg_keys();
+  keys.insert(keys.end(), extra.begin(), extra.end());
+  Options options = read_fields(config, table, class_name, Options{}, std::move(keys));
+  read_layer_args(config, options);
+  return options;
+}
+
+// The same for options that hold only the base arguments (a Reshape's).
+template <typename Options>
+Options read_layer_fields(const Config& config, std::string_view class_name,
+                          std::vector<std::string> extra = {}) {
+  return read_layer_fields(config, FieldTable<Options>{}, class_name, std::move(extra));
+}
 
 }  // namespace kiln::layers

@@ -24,10 +24,4 @@ std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
   return c == nullptr || c->is_null() ? fallback : c->as_int_list();
 }
 
-void require_channels_last(const Config& config, std::string_view class_name) {
-  const std::string format = config.get_string("data_format", "channels_last");
-  KILN_CHECK(format == "channels_last", config.where(), class_name, ": data_format '", format,
-             "' is not supported; kiln layers take channels_last inputs");
-}
-
 }  // namespace kiln::layers

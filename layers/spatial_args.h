@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/core/config_fields.h"
 
 namespace kiln::layers {
 
@@ -21,6 +22,9 @@ std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
 
 // kiln's windowed layers work on channels_last only; a config asking for channels_first (Keras
 // writes data_format into every such config) is an error rather than a silent transpose.
-void require_channels_last(const Config& config, std::string_view class_name);
+template <typename Options>
+ConfigField<Options> channels_last_field() {
+  return fixed_field<Options>("data_format", Config("channels_last"));
+}
 
 }  // namespace kiln::layers

@@ -41,9 +41,9 @@ ResidualDense::ResidualDense(std::string activation, layers::LayerArgs args)
 }
 
 layers::LayerPtr ResidualDense::from_config(const Config& config) {
-  layers::check_layer_keys(config, {"activation"}, "ResidualDense");
-  return std::make_shared<ResidualDense>(config.get_string("activation", "relu"),
-                                         layers::layer_args_of(config));
+  return std::make_shared<ResidualDense>(
+      config.get_string("activation", "relu"),
+      layers::read_layer_fields<layers::LayerArgs>(config, "ResidualDense", {"activation"}));
 }
 
 void ResidualDense::build(const std::vector<Shape>& shapes) {

@@ -7,6 +7,7 @@
 //       field("monitor", &EarlyStoppingOptions::monitor),
 //       field("patience", &EarlyStoppingOptions::patience), ...};
 //   const EarlyStoppingOptions o = read_fields(config, fields, "EarlyStopping");
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -16,13 +17,16 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/core/error.h"
 
 namespace kiln {
 
 template <typename Options>
 struct ConfigField {
   std::string key;
-  std::function<void(const Config& value, Options& into)> read;  // the key's value, not null
+  // The key's value (never null) into the options; `what` names the class in errors.
+  std::function<void(const Config& value, Options& into, std::string_view what)> read;
+  // The value written back; empty for keys that are read and checked but never written.
   std::function<Config(const Options& from)> write;
 };
 
@@ -32,15 +36,22 @@ using FieldTable = std::vector<ConfigField<Options>>;
 namespace detail {
 
 template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+template <typename T>
 T config_as(const Config& value) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (IsOptional<T>::value) {
+    return config_as<typename T::value_type>(value);
+  } else if constexpr (std::is_same_v<T, bool>) {
     return value.as_bool();
   } else if constexpr (std::is_integral_v<T>) {
     return static_cast<T>(value.as_int());
   } else if constexpr (std::is_floating_point_v<T>) {
     return static_cast<T>(value.as_double());
-  } else if constexpr (std::is_same_v<T, std::optional<double>>) {
-    return value.as_double();
+  } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+    return value.as_int_list();
   } else {
     static_assert(std::is_same_v<T, std::string>, "a field of a type config_fields.h can't read");
     return value.as_string();
@@ -49,8 +60,8 @@ T config_as(const Config& value) {
 
 template <typename T>
 Config to_config(const T& value) {
-  if constexpr (std::is_same_v<T, std::optional<double>>) {
-    return value ? Config(*value) : Config();
+  if constexpr (IsOptional<T>::value) {
+    return value ? to_config(*value) : Config();
   } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
     return Config(static_cast<int64_t>(value));
   } else {
@@ -60,14 +71,65 @@ Config to_config(const T& value) {
 
 }  // namespace detail
 
-// A key read into and written from `member`: numbers, bools, strings, optional numbers (null is
-// "none").
+// A key read into and written from `member`: numbers, bools, strings, int lists, optionals of
+// those (null is "none").
 template <typename Options, typename T>
 ConfigField<Options> field(std::string key, T Options::*member) {
-  return {
-      std::move(key),
-      [member](const Config& value, Options& into) { into.*member = detail::config_as<T>(value); },
-      [member](const Options& from) { return detail::to_config(from.*member); }};
+  return {std::move(key),
+          [member](const Config& value, Options& into, std::string_view) {
+            into.*member = detail::config_as<T>(value);
+          },
+          [member](const Options& from) { return detail::to_config(from.*member); }};
+}
+
+// A key with its own codec: `read(value)` gives the member, `write(member)` its config value.
+template <typename Options, typename T, typename Read, typename Write>
+ConfigField<Options> field(std::string key, T Options::*member, Read read, Write write) {
+  return {std::move(key),
+          [member, read](const Config& value, Options& into, std::string_view) {
+            into.*member = read(value);
+          },
+          [member, write](const Options& from) { return write(from.*member); }};
+}
+
+// A key Keras writes whose only supported value is `value` (a data_format kiln implements, a
+// feature it does not, left false): any other value is refused naming the key and, when given,
+// what to do instead; written as `value`, as Keras writes it.
+template <typename Options>
+ConfigField<Options> fixed_field(std::string key, Config value, std::string instead = {}) {
+  return {key,
+          [key, value, instead](const Config& given, Options&, std::string_view what) {
+            KILN_CHECK(given == value, given.where(), what, ": '", key, "' = ", given.to_json(),
+                       " is not supported by kiln; only ", value.to_json(), " is",
+                       instead.empty() ? "" : " (" + instead + ")");
+          },
+          [value](const Options&) { return value; }};
+}
+
+// A key Keras writes for something kiln does not implement (a constraint, an activity
+// regularizer): absent or null only, since any value would change the layer; written as null.
+template <typename Options>
+ConfigField<Options> null_field(std::string key) {
+  return {key,
+          [key](const Config& given, Options&, std::string_view what) {
+            throw Error(given.where() + std::string(what) + ": '" + key +
+                        "' is not supported by kiln (got " + given.to_json() + "); leave it null");
+          },
+          [](const Options&) { return Config(); }};
+}
+
+// `f`, read as before but never written: a key Keras writes only when set (lora_rank).
+template <typename Options>
+ConfigField<Options> read_only(ConfigField<Options> f) {
+  f.write = nullptr;
+  return f;
+}
+
+// A key accepted and ignored: one that only matters together with another key kiln refuses
+// unless null (lora_alpha without lora_rank). Never written.
+template <typename Options>
+ConfigField<Options> ignored_field(std::string key) {
+  return {std::move(key), [](const Config&, Options&, std::string_view) {}, nullptr};
 }
 
 // The table's keys, then `extra` (arguments outside the options struct, a callback's filepath).
@@ -89,17 +151,18 @@ Options read_fields(const Config& config, const FieldTable<Options>& table, std:
   config.check_keys(field_keys(table, std::move(extra)), what);
   for (const ConfigField<Options>& f : table) {
     const Config* value = config.find(f.key);
-    if (value != nullptr && !value->is_null()) f.read(*value, defaults);
+    if (value != nullptr && !value->is_null()) f.read(*value, defaults, what);
   }
   return defaults;
 }
 
-// Every field's value, in table order.
+// Every written field's value, in table order, set into `into` (a map; a base class's config).
 template <typename Options>
-Config write_fields(const Options& options, const FieldTable<Options>& table) {
-  Config out = Config::map();
-  for (const ConfigField<Options>& f : table) out.set(f.key, f.write(options));
-  return out;
+Config write_fields(const Options& options, const FieldTable<Options>& table,
+                    Config into = Config::map()) {
+  for (const ConfigField<Options>& f : table)
+    if (f.write) into.set(f.key, f.write(options));
+  return into;
 }
 
 }  // namespace kiln

@@ -7,7 +7,6 @@
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/layer_config.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 namespace {
@@ -33,7 +32,6 @@ MultiHeadAttention::MultiHeadAttention(int64_t num_heads, int64_t key_dim,
     : Layer(options.layer_args()),
       num_heads_(num_heads),
       key_dim_(key_dim),
-      value_dim_(options.value_dim > 0 ? options.value_dim : key_dim),
       options_(std::move(options)),
       seed_generator_(options_.seed, "attention_seed") {
   track_random_state(seed_generator_.state());
@@ -41,6 +39,7 @@ MultiHeadAttention::MultiHeadAttention(int64_t num_heads, int64_t key_dim,
              "positive, got ", num_heads, " and ", key_dim);
   KILN_CHECK(options_.dropout >= 0 && options_.dropout < 1,
              "MultiHeadAttention: dropout must be in [0, 1), got ", options_.dropout);
+  if (options_.value_dim == 0) options_.value_dim = key_dim;
   supports_masking_ = true;
 }
 
@@ -71,8 +70,9 @@ void MultiHeadAttention::build(const std::vector<Shape>& shapes) {
   const int64_t out = options_.output_shape > 0 ? options_.output_shape : query_dim;
   query_ = add_projection("query", {query_dim, num_heads_, key_dim_}, {num_heads_, key_dim_});
   key_ = add_projection("key", {key_dim, num_heads_, key_dim_}, {num_heads_, key_dim_});
-  value_ = add_projection("value", {value_dim, num_heads_, value_dim_}, {num_heads_, value_dim_});
-  output_ = add_projection("attention_output", {num_heads_, value_dim_, out}, {out});
+  value_ = add_projection("value", {value_dim, num_heads_, options_.value_dim},
+                          {num_heads_, options_.value_dim});
+  output_ = add_projection("attention_output", {num_heads_, options_.value_dim, out}, {out});
 }
 
 // One matmul with the kernel flattened to 2-D: x [batch, T, dim] . [dim, heads * width] for the
@@ -136,7 +136,7 @@ std::vector<Tensor> MultiHeadAttention::call(const std::vector<Tensor>& inputs,
                              full({}, options_.dropout, probs.dtype()));
       probs = ops::where(keep, probs * (1.0 / (1.0 - options_.dropout)), zeros({}, probs.dtype()));
     }
-    heads.push_back(ops::matmul(probs, heads_slice(v, h, value_dim_)));
+    heads.push_back(ops::matmul(probs, heads_slice(v, h, options_.value_dim)));
   }
   return {project(output_, num_heads_ == 1 ? heads[0] : ops::concat(heads, 2))};
 }
@@ -160,61 +160,58 @@ std::vector<WeightGroup> MultiHeadAttention::weight_groups() const {
   return out;
 }
 
+namespace {
+
+using Options = MultiHeadAttentionOptions;
+
+// Keras writes attention_axes as [1] once built, the time axis: the only axes kiln attends over.
+ConfigField<Options> time_axis_only() {
+  return {"attention_axes",
+          [](const Config& axes, Options&, std::string_view what) {
+            KILN_CHECK(axes.is_list() && axes.size() == 1 && axes.at(0).as_int() == 1, axes.where(),
+                       what, ": attention_axes other than the time axis ([1]) are not supported");
+          },
+          [](const Options&) { return Config(); }};
+}
+
+// Keras writes value_dim resolved (the constructor resolves it too) and output_shape as an int
+// or a one-element list, null for the query's last dim.
+const FieldTable<Options>& fields() {
+  static const FieldTable<Options> table{
+      field("value_dim", &Options::value_dim),
+      field("dropout", &Options::dropout),
+      field("use_bias", &Options::use_bias),
+      field(
+          "output_shape", &Options::output_shape,
+          [](const Config& s) { return s.is_list() ? s.at(0).as_int() : s.as_int(); },
+          [](int64_t out) { return out > 0 ? Config(out) : Config(); }),
+      time_axis_only(),
+      field("use_causal_mask", &Options::use_causal_mask),
+      initializer_field("kernel_initializer", &Options::kernel_initializer),
+      initializer_field("bias_initializer", &Options::bias_initializer),
+      regularizer_field("kernel_regularizer", &Options::kernel_regularizer),
+      regularizer_field("bias_regularizer", &Options::bias_regularizer),
+      null_field<Options>("activity_regularizer"),
+      null_field<Options>("kernel_constraint"),
+      null_field<Options>("bias_constraint"),
+      field("seed", &Options::seed),
+      read_only(null_field<Options>("flash_attention")),
+      read_only(null_field<Options>("sliding_window")),
+      read_only(fixed_field<Options>("use_gate", Config(false)))};
+  return table;
+}
+
+}  // namespace
+
 Config MultiHeadAttention::get_config() const {
-  return Layer::get_config()
-      .set("num_heads", num_heads_)
-      .set("key_dim", key_dim_)
-      .set("value_dim", value_dim_)
-      .set("dropout", options_.dropout)
-      .set("use_bias", options_.use_bias)
-      .set("output_shape", options_.output_shape > 0 ? Config(options_.output_shape) : Config())
-      .set("attention_axes", Config())
-      .set("use_causal_mask", options_.use_causal_mask)
-      .set("kernel_initializer", serialize_initializer(options_.kernel_initializer))
-      .set("bias_initializer", serialize_initializer(options_.bias_initializer))
-      .set("kernel_regularizer", serialize_regularizer(options_.kernel_regularizer))
-      .set("bias_regularizer", serialize_regularizer(options_.bias_regularizer))
-      .set("activity_regularizer", Config())
-      .set("kernel_constraint", Config())
-      .set("bias_constraint", Config())
-      .set("seed", options_.seed ? Config(*options_.seed) : Config());
+  return write_fields(options_, fields(),
+                      Layer::get_config().set("num_heads", num_heads_).set("key_dim", key_dim_));
 }
 
 LayerPtr MultiHeadAttention::from_config(const Config& c) {
-  check_layer_keys(
-      c,
-      {"num_heads", "key_dim", "value_dim", "dropout", "use_bias", "output_shape", "attention_axes",
-       "use_causal_mask", "kernel_initializer", "bias_initializer", "kernel_regularizer",
-       "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "seed",
-       "flash_attention", "use_gate", "sliding_window"},
-      "MultiHeadAttention");
-  require_null(c,
-               {"activity_regularizer", "kernel_constraint", "bias_constraint", "flash_attention",
-                "sliding_window"},
-               "MultiHeadAttention");
-  // Keras writes the time axis, [1], once built: the only axes kiln attends over.
-  const Config* axes = c.find("attention_axes");
-  KILN_CHECK(axes == nullptr || axes->is_null() ||
-                 (axes->is_list() && axes->size() == 1 && axes->at(0).as_int() == 1),
-             "MultiHeadAttention: attention_axes other than the time axis ([1]) are not supported");
-  KILN_CHECK(!c.get_bool("use_gate", false),
-             "MultiHeadAttention: use_gate (gated attention) is not supported");
-  MultiHeadAttentionOptions o;
-  if (const Config* v = c.find("value_dim"); v != nullptr && !v->is_null())
-    o.value_dim = v->as_int();
-  o.dropout = c.get_double("dropout", o.dropout);
-  o.use_bias = c.get_bool("use_bias", o.use_bias);
-  if (const Config* s = c.find("output_shape"); s != nullptr && !s->is_null())
-    o.output_shape = s->is_list() ? s->at(0).as_int() : s->as_int();
-  o.use_causal_mask = c.get_bool("use_causal_mask", o.use_causal_mask);
-  o.kernel_initializer = initializer_name(c, "kernel_initializer", o.kernel_initializer);
-  o.bias_initializer = initializer_name(c, "bias_initializer", o.bias_initializer);
-  o.kernel_regularizer = regularizer_of(c, "kernel_regularizer");
-  o.bias_regularizer = regularizer_of(c, "bias_regularizer");
-  if (const Config* s = c.find("seed"); s != nullptr && !s->is_null()) o.seed = s->as_int();
-  read_layer_args(c, o);
-  return std::make_shared<MultiHeadAttention>(c["num_heads"].as_int(), c["key_dim"].as_int(),
-                                              std::move(o));
+  return std::make_shared<MultiHeadAttention>(
+      c["num_heads"].as_int(), c["key_dim"].as_int(),
+      read_layer_fields(c, fields(), "MultiHeadAttention", {"num_heads", "key_dim"}));
 }
 
 }  // namespace kiln::layers

@@ -60,7 +60,6 @@ class MultiHeadAttention : public Layer {
 
   int64_t num_heads_;
   int64_t key_dim_;
-  int64_t value_dim_;
   MultiHeadAttentionOptions options_;
   Projection query_, key_, value_, output_;
   SeedGenerator seed_generator_;

@@ -4,18 +4,8 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
-
-void require_supported_conv_args(const Config& c, std::string_view kernel_prefix,
-                                 std::string_view class_name) {
-  require_channels_last(c, class_name);
-  require_null(c, {"activity_regularizer", "bias_constraint"}, class_name);
-  std::string constraint(kernel_prefix);
-  constraint += "_constraint";
-  require_null(c, {constraint}, class_name);
-}
 
 BaseConv::BaseConv(int rank, std::string_view what, std::string kernel_prefix, ConvWindow window,
                    LayerArgs args)
@@ -85,21 +75,7 @@ std::vector<Tensor> BaseConv::call(const std::vector<Tensor>& inputs, const Call
 }
 
 Config BaseConv::get_config() const {
-  return Layer::get_config()
-      .set("kernel_size", Config(window_.kernel_size))
-      .set("strides", Config(window_.strides))
-      .set("padding", window_.padding)
-      .set("data_format", "channels_last")
-      .set("dilation_rate", Config(window_.dilation_rate))
-      .set("activation", window_.activation)
-      .set("use_bias", window_.use_bias)
-      .set(kernel_prefix_ + "_initializer", serialize_initializer(window_.kernel_initializer))
-      .set("bias_initializer", serialize_initializer(window_.bias_initializer))
-      .set(kernel_prefix_ + "_regularizer", serialize_regularizer(window_.kernel_regularizer))
-      .set("bias_regularizer", serialize_regularizer(window_.bias_regularizer))
-      .set("activity_regularizer", Config())
-      .set(kernel_prefix_ + "_constraint", Config())
-      .set("bias_constraint", Config());
+  return Layer::get_config().set("kernel_size", window_.kernel_size);
 }
 
 }  // namespace kiln::layers

@@ -47,31 +47,32 @@ ConvWindow conv_window(std::vector<int64_t> kernel_size, const Options& o,
           o.bias_regularizer};
 }
 
-// Rejects what kiln's convolutions do not implement: channels_first, constraints and activity
-// regularizers (`kernel_prefix` is "kernel" or "depthwise").
-void require_supported_conv_args(const Config& c, std::string_view kernel_prefix,
-                                 std::string_view class_name);
-
-// Reads the shared fields of a subclass's options struct (and the base layer arguments).
+// The keys every convolution shares, for a subclass's options struct whose shared fields have
+// Keras's names; the kernel's initializer, regularizer and constraint are named per subclass
+// (`kernel` is "kernel" or "depthwise"). kernel_size, a constructor argument, is BaseConv's.
 template <typename Options>
-void read_conv_options(const Config& c, std::string_view kernel_prefix, std::string_view class_name,
-                       Options& o) {
-  require_supported_conv_args(c, kernel_prefix, class_name);
-  o.strides = int_list_or(c, "strides", o.strides);
-  o.padding = c.get_string("padding", o.padding);
-  o.dilation_rate = int_list_or(c, "dilation_rate", o.dilation_rate);
-  o.activation = c.get_string("activation", o.activation);
-  o.use_bias = c.get_bool("use_bias", o.use_bias);
-  o.bias_initializer = initializer_name(c, "bias_initializer", o.bias_initializer);
-  o.bias_regularizer = regularizer_of(c, "bias_regularizer");
-  read_layer_args(c, o);
+FieldTable<Options> conv_fields(const std::string& kernel, std::string Options::*kernel_initializer,
+                                regularizers::RegularizerPtr Options::*kernel_regularizer) {
+  return {field("strides", &Options::strides),
+          field("padding", &Options::padding),
+          channels_last_field<Options>(),
+          field("dilation_rate", &Options::dilation_rate),
+          field("activation", &Options::activation),
+          field("use_bias", &Options::use_bias),
+          initializer_field(kernel + "_initializer", kernel_initializer),
+          initializer_field("bias_initializer", &Options::bias_initializer),
+          regularizer_field(kernel + "_regularizer", kernel_regularizer),
+          regularizer_field("bias_regularizer", &Options::bias_regularizer),
+          null_field<Options>("activity_regularizer"),
+          null_field<Options>(kernel + "_constraint"),
+          null_field<Options>("bias_constraint")};
 }
 
 class BaseConv : public Layer {
  public:
   void build(const std::vector<Shape>& input_shapes) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) override;
-  // The shared keys and the kernel's initializer and regularizer; subclasses add theirs.
+  // The base arguments and kernel_size; subclasses add their options.
   Config get_config() const override;
 
   const Variable& kernel() const { return kernel_; }

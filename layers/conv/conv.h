@@ -42,7 +42,7 @@ class Conv : public BaseConv {
 
  private:
   int64_t filters_;
-  int64_t groups_;
+  ConvOptions options_;
 };
 
 class Conv1D : public Conv {

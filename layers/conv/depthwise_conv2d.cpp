@@ -9,33 +9,43 @@ DepthwiseConv2D::DepthwiseConv2D(std::vector<int64_t> kernel_size, DepthwiseConv
                conv_window(std::move(kernel_size), options, options.depthwise_initializer,
                            options.depthwise_regularizer),
                options.layer_args()),
-      depth_multiplier_(options.depth_multiplier) {
-  KILN_CHECK(depth_multiplier_ > 0, "DepthwiseConv2D: depth_multiplier must be positive, got ",
-             depth_multiplier_);
+      options_(std::move(options)) {
+  // Written back as Keras writes them, one value per axis.
+  options_.strides = window().strides;
+  options_.dilation_rate = window().dilation_rate;
+  KILN_CHECK(options_.depth_multiplier > 0,
+             "DepthwiseConv2D: depth_multiplier must be positive, got ", options_.depth_multiplier);
 }
 
 Shape DepthwiseConv2D::kernel_shape(int64_t in_channels) const {
   const std::vector<int64_t>& k = window().kernel_size;
-  return {k[0], k[1], in_channels, depth_multiplier_};
+  return {k[0], k[1], in_channels, options_.depth_multiplier};
 }
 
+namespace {
+
+using Options = DepthwiseConv2DOptions;
+
+const FieldTable<Options>& fields() {
+  static const FieldTable<Options> table = [] {
+    FieldTable<Options> t =
+        conv_fields("depthwise", &Options::depthwise_initializer, &Options::depthwise_regularizer);
+    t.push_back(field("depth_multiplier", &Options::depth_multiplier));
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 Config DepthwiseConv2D::get_config() const {
-  return BaseConv::get_config().set("depth_multiplier", depth_multiplier_);
+  return write_fields(options_, fields(), BaseConv::get_config());
 }
 
 LayerPtr DepthwiseConv2D::from_config(const Config& c) {
-  check_layer_keys(c,
-                   {"depth_multiplier", "kernel_size", "strides", "padding", "data_format",
-                    "dilation_rate", "activation", "use_bias", "depthwise_initializer",
-                    "bias_initializer", "depthwise_regularizer", "bias_regularizer",
-                    "activity_regularizer", "depthwise_constraint", "bias_constraint"},
-                   "DepthwiseConv2D");
-  DepthwiseConv2DOptions o;
-  read_conv_options(c, "depthwise", "DepthwiseConv2D", o);
-  o.depth_multiplier = c.get_int("depth_multiplier", o.depth_multiplier);
-  o.depthwise_initializer = initializer_name(c, "depthwise_initializer", o.depthwise_initializer);
-  o.depthwise_regularizer = regularizer_of(c, "depthwise_regularizer");
-  return std::make_shared<DepthwiseConv2D>(c["kernel_size"].as_int_list(), std::move(o));
+  return std::make_shared<DepthwiseConv2D>(
+      c["kernel_size"].as_int_list(),
+      read_layer_fields(c, fields(), "DepthwiseConv2D", {"kernel_size"}));
 }
 
 }  // namespace kiln::layers

@@ -37,7 +37,7 @@ class DepthwiseConv2D : public BaseConv {
   int64_t groups(int64_t in_channels) const override { return in_channels; }
 
  private:
-  int64_t depth_multiplier_;
+  DepthwiseConv2DOptions options_;
 };
 
 }  // namespace kiln::layers

@@ -20,10 +20,9 @@ Config Activation::get_config() const {
 }
 
 LayerPtr Activation::from_config(const Config& c) {
-  check_layer_keys(c, {"activation"}, "Activation");
-  ActivationOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<Activation>(c["activation"].as_string(), std::move(o));
+  return std::make_shared<Activation>(
+      c["activation"].as_string(),
+      read_layer_fields<ActivationOptions>(c, "Activation", {"activation"}));
 }
 
 }  // namespace kiln::layers

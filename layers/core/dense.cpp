@@ -4,7 +4,6 @@
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/activations/activations.h"
 #include "kiln/layers/layer_config.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 
@@ -34,37 +33,36 @@ std::vector<Tensor> Dense::call(const std::vector<Tensor>& inputs, const CallCon
   return {activation_(y)};
 }
 
+namespace {
+
+// Keras writes the constraints and quantization_config (as null) but the LoRA arguments and the
+// activity regularizer only when set.
+const FieldTable<DenseOptions>& fields() {
+  static const FieldTable<DenseOptions> table{
+      field("activation", &DenseOptions::activation),
+      field("use_bias", &DenseOptions::use_bias),
+      initializer_field("kernel_initializer", &DenseOptions::kernel_initializer),
+      initializer_field("bias_initializer", &DenseOptions::bias_initializer),
+      regularizer_field("kernel_regularizer", &DenseOptions::kernel_regularizer),
+      regularizer_field("bias_regularizer", &DenseOptions::bias_regularizer),
+      null_field<DenseOptions>("kernel_constraint"),
+      null_field<DenseOptions>("bias_constraint"),
+      null_field<DenseOptions>("quantization_config"),
+      read_only(null_field<DenseOptions>("activity_regularizer")),
+      read_only(null_field<DenseOptions>("lora_rank")),
+      ignored_field<DenseOptions>("lora_alpha")};
+  return table;
+}
+
+}  // namespace
+
 Config Dense::get_config() const {
-  return Layer::get_config()
-      .set("units", units_)
-      .set("activation", options_.activation)
-      .set("use_bias", options_.use_bias)
-      .set("kernel_initializer", serialize_initializer(options_.kernel_initializer))
-      .set("bias_initializer", serialize_initializer(options_.bias_initializer))
-      .set("kernel_regularizer", serialize_regularizer(options_.kernel_regularizer))
-      .set("bias_regularizer", serialize_regularizer(options_.bias_regularizer));
+  return write_fields(options_, fields(), Layer::get_config().set("units", units_));
 }
 
 LayerPtr Dense::from_config(const Config& c) {
-  check_layer_keys(
-      c,
-      {"units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
-       "kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint",
-       "activity_regularizer", "lora_rank", "lora_alpha", "quantization_config"},
-      "Dense");
-  require_null(c,
-               {"kernel_constraint", "bias_constraint", "activity_regularizer", "lora_rank",
-                "quantization_config"},
-               "Dense");
-  DenseOptions o;
-  o.activation = c.get_string("activation", o.activation);
-  o.use_bias = c.get_bool("use_bias", o.use_bias);
-  o.kernel_initializer = initializer_name(c, "kernel_initializer", o.kernel_initializer);
-  o.bias_initializer = initializer_name(c, "bias_initializer", o.bias_initializer);
-  o.kernel_regularizer = regularizer_of(c, "kernel_regularizer");
-  o.bias_regularizer = regularizer_of(c, "bias_regularizer");
-  read_layer_args(c, o);
-  return std::make_shared<Dense>(c["units"].as_int(), std::move(o));
+  return std::make_shared<Dense>(c["units"].as_int(),
+                                 read_layer_fields(c, fields(), "Dense", {"units"}));
 }
 
 }  // namespace kiln::layers

@@ -33,11 +33,9 @@ class Dropout : public Layer {
  private:
   // A tensor of the keep mask's shape, from x (whose batch size may be known only at run time).
   Tensor mask_template(const Tensor& x) const;
-  Config noise_shape_config() const;  // Keras's list, null for -1
 
   double rate_;
-  std::optional<int64_t> seed_;
-  std::vector<int64_t> noise_shape_;
+  DropoutOptions options_;
   SeedGenerator seed_generator_;
 };
 

@@ -3,7 +3,6 @@
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/layer_config.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 namespace {
@@ -45,38 +44,41 @@ std::vector<Tensor> Embedding::compute_mask(const std::vector<Tensor>& inputs,
   return {ops::not_equal(inputs[0], zeros({}, inputs[0].dtype()))};
 }
 
+namespace {
+
+using Options = EmbeddingOptions;
+
+const FieldTable<Options>& fields() {
+  static const FieldTable<Options> table{
+      field(
+          "embeddings_initializer", &Options::embeddings_initializer,
+          [](const Config& init) {
+            return init.is_string() ? initializer_alias(init.as_string()) : initializer_name(init);
+          },
+          serialize_initializer),
+      regularizer_field("embeddings_regularizer", &Options::embeddings_regularizer),
+      null_field<Options>("activity_regularizer"),
+      null_field<Options>("embeddings_constraint"),
+      field("mask_zero", &Options::mask_zero),
+      read_only(null_field<Options>("lora_rank")),
+      read_only(null_field<Options>("quantization_config")),
+      ignored_field<Options>("lora_alpha"),
+      ignored_field<Options>("input_length")};  // Keras 2's, implied by the inputs
+  return table;
+}
+
+}  // namespace
+
 Config Embedding::get_config() const {
-  return Layer::get_config()
-      .set("input_dim", input_dim_)
-      .set("output_dim", output_dim_)
-      .set("embeddings_initializer", serialize_initializer(options_.embeddings_initializer))
-      .set("embeddings_regularizer", serialize_regularizer(options_.embeddings_regularizer))
-      .set("activity_regularizer", Config())
-      .set("embeddings_constraint", Config())
-      .set("mask_zero", options_.mask_zero);
+  return write_fields(
+      options_, fields(),
+      Layer::get_config().set("input_dim", input_dim_).set("output_dim", output_dim_));
 }
 
 LayerPtr Embedding::from_config(const Config& c) {
-  check_layer_keys(c,
-                   {"input_dim", "output_dim", "embeddings_initializer", "embeddings_regularizer",
-                    "activity_regularizer", "embeddings_constraint", "mask_zero", "lora_rank",
-                    "lora_alpha", "quantization_config", "input_length"},
-                   "Embedding");
-  require_null(
-      c, {"activity_regularizer", "embeddings_constraint", "lora_rank", "quantization_config"},
-      "Embedding");
-  EmbeddingOptions o;
-  const Config* init = c.find("embeddings_initializer");
-  if (init != nullptr && init->is_string())
-    o.embeddings_initializer = initializer_alias(init->as_string());
-  else
-    o.embeddings_initializer =
-        initializer_name(c, "embeddings_initializer", o.embeddings_initializer);
-  o.embeddings_regularizer = regularizer_of(c, "embeddings_regularizer");
-  o.mask_zero = c.get_bool("mask_zero", o.mask_zero);
-  read_layer_args(c, o);
-  return std::make_shared<Embedding>(c["input_dim"].as_int(), c["output_dim"].as_int(),
-                                     std::move(o));
+  return std::make_shared<Embedding>(
+      c["input_dim"].as_int(), c["output_dim"].as_int(),
+      read_layer_fields(c, fields(), "Embedding", {"input_dim", "output_dim"}));
 }
 
 }  // namespace kiln::layers

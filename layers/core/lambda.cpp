@@ -8,8 +8,8 @@ namespace kiln::layers {
 namespace {
 
 NamedRegistry<LambdaFunction>& lambda_registry() {
-  static NamedRegistry<LambdaFunction> r("Lambda function", nullptr,
-                                         "register it with kiln::layers::register_lambda(name, fn)");
+  static NamedRegistry<LambdaFunction> r(
+      "Lambda function", nullptr, "register it with kiln::layers::register_lambda(name, fn)");
   return r;
 }
 
@@ -50,31 +50,41 @@ std::vector<Tensor> Lambda::call(const std::vector<Tensor>& inputs, const CallCo
   return {fn_(inputs[0])};
 }
 
+namespace {
+
+// Keras passes `arguments` as keyword arguments to the function; kiln functions take one tensor,
+// and masks and output shapes are computed, not given.
+const FieldTable<LambdaOptions>& fields() {
+  static const FieldTable<LambdaOptions> table{
+      {"arguments",
+       [](const Config& arguments, LambdaOptions&, std::string_view) {
+         KILN_CHECK(arguments.size() == 0, arguments.where(),
+                    "Lambda: 'arguments' are not supported; capture them in the registered "
+                    "function");
+       },
+       [](const LambdaOptions&) { return Config::map(); }},
+      read_only(null_field<LambdaOptions>("mask")),
+      ignored_field<LambdaOptions>("output_shape")};
+  return table;
+}
+
+}  // namespace
+
 Config Lambda::get_config() const {
   KILN_CHECK(!registered_name_.empty(), "Lambda layer '", name(),
              "' wraps an unnamed C++ function, which cannot be serialized; register it with "
              "kiln::layers::register_lambda(name, fn) and build the layer as Lambda(name)");
-  return Layer::get_config()
-      .set("function", Config::map()
-                           .set("module", "builtins")
-                           .set("class_name", "function")
-                           .set("config", registered_name_)
-                           .set("registered_name", "function"))
-      .set("arguments", Config::map());
+  return write_fields(LambdaOptions{}, fields(),
+                      Layer::get_config().set("function", Config::map()
+                                                              .set("module", "builtins")
+                                                              .set("class_name", "function")
+                                                              .set("config", registered_name_)
+                                                              .set("registered_name", "function")));
 }
 
 LayerPtr Lambda::from_config(const Config& c) {
-  check_layer_keys(c, {"function", "arguments", "output_shape", "mask"}, "Lambda");
-  // Keras passes `arguments` as keyword arguments to the function; kiln functions take one
-  // tensor, and masks and output shapes are computed, not given.
-  KILN_CHECK(!c.contains("arguments") || c["arguments"].is_null() || c["arguments"].size() == 0,
-             c["arguments"].where(), "Lambda: 'arguments' are not supported; capture them in the ",
-             "registered function");
-  KILN_CHECK(!c.contains("mask") || c["mask"].is_null(), c["mask"].where(),
-             "Lambda: 'mask' is not supported");
-  LambdaOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<Lambda>(function_name_of(c["function"]), std::move(o));
+  return std::make_shared<Lambda>(function_name_of(c["function"]),
+                                  read_layer_fields(c, fields(), "Lambda", {"function"}));
 }
 
 }  // namespace kiln::layers

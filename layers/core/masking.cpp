@@ -34,10 +34,8 @@ Config Masking::get_config() const {
 }
 
 LayerPtr Masking::from_config(const Config& c) {
-  check_layer_keys(c, {"mask_value"}, "Masking");
-  MaskingOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<Masking>(c.get_double("mask_value", 0.0), std::move(o));
+  return std::make_shared<Masking>(c.get_double("mask_value", 0.0),
+                                   read_layer_fields<MaskingOptions>(c, "Masking", {"mask_value"}));
 }
 
 }  // namespace kiln::layers

@@ -7,10 +7,10 @@
 namespace kiln::layers {
 
 Concatenate::Concatenate(ConcatenateOptions options)
-    : Merge(options.layer_args()), axis_(options.axis) {}
+    : Merge(options.layer_args()), options_(std::move(options)) {}
 
 Tensor Concatenate::merge(const std::vector<Tensor>& inputs) const {
-  return ops::concat(inputs, axis_);
+  return ops::concat(inputs, options_.axis);
 }
 
 std::vector<Tensor> Concatenate::compute_mask(const std::vector<Tensor>& inputs,
@@ -27,19 +27,24 @@ std::vector<Tensor> Concatenate::compute_mask(const std::vector<Tensor>& inputs,
     if (m.rank() < x.rank()) m = ops::broadcast_like(ops::expand_dims(m, -1), x);
     full.push_back(ops::cast(m, DType::f32));
   }
-  return {ops::greater(ops::max(ops::concat(full, axis_), {-1}), 0.0)};
+  return {ops::greater(ops::max(ops::concat(full, options_.axis), {-1}), 0.0)};
 }
 
+namespace {
+
+const FieldTable<ConcatenateOptions>& fields() {
+  static const FieldTable<ConcatenateOptions> table{field("axis", &ConcatenateOptions::axis)};
+  return table;
+}
+
+}  // namespace
+
 Config Concatenate::get_config() const {
-  return Layer::get_config().set("axis", axis_);
+  return write_fields(options_, fields(), Layer::get_config());
 }
 
 LayerPtr Concatenate::from_config(const Config& c) {
-  check_layer_keys(c, {"axis"}, "Concatenate");
-  ConcatenateOptions o;
-  o.axis = c.get_int("axis", o.axis);
-  read_layer_args(c, o);
-  return std::make_shared<Concatenate>(std::move(o));
+  return std::make_shared<Concatenate>(read_layer_fields(c, fields(), "Concatenate"));
 }
 
 }  // namespace kiln::layers

@@ -29,7 +29,7 @@ class Concatenate : public Merge {
   Tensor merge(const std::vector<Tensor>& inputs) const override;
 
  private:
-  int64_t axis_;
+  ConcatenateOptions options_;
 };
 
 }  // namespace kiln::layers

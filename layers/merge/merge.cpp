@@ -44,10 +44,7 @@ std::vector<Tensor> Merge::compute_mask(const std::vector<Tensor>&,
 }
 
 MergeOptions Merge::options_of(const Config& c, std::string_view class_name) {
-  check_layer_keys(c, {}, class_name);
-  MergeOptions o;
-  read_layer_args(c, o);
-  return o;
+  return read_layer_fields<MergeOptions>(c, class_name);
 }
 
 Tensor Add::merge(const std::vector<Tensor>& inputs) const {

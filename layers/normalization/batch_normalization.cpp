@@ -6,7 +6,6 @@
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/layer_config.h"
 #include "kiln/layers/normalization/normalize.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 
@@ -85,53 +84,41 @@ std::vector<Tensor> BatchNormalization::call(const std::vector<Tensor>& inputs,
   return {ops::cast(y, dtype_policy().compute)};
 }
 
+namespace {
+
+using Options = BatchNormalizationOptions;
+
+// Neither batch renormalization nor statistics all-reduced across replicas is implemented.
+const FieldTable<Options>& fields() {
+  static const FieldTable<Options> table{
+      field("axis", &Options::axis),
+      field("momentum", &Options::momentum),
+      field("epsilon", &Options::epsilon),
+      field("center", &Options::center),
+      field("scale", &Options::scale),
+      initializer_field("beta_initializer", &Options::beta_initializer),
+      initializer_field("gamma_initializer", &Options::gamma_initializer),
+      initializer_field("moving_mean_initializer", &Options::moving_mean_initializer),
+      initializer_field("moving_variance_initializer", &Options::moving_variance_initializer),
+      regularizer_field("beta_regularizer", &Options::beta_regularizer),
+      regularizer_field("gamma_regularizer", &Options::gamma_regularizer),
+      null_field<Options>("beta_constraint"),
+      null_field<Options>("gamma_constraint"),
+      fixed_field<Options>("synchronized", Config(false)),
+      read_only(fixed_field<Options>("renorm", Config(false))),
+      read_only(null_field<Options>("renorm_clipping")),
+      ignored_field<Options>("renorm_momentum")};
+  return table;
+}
+
+}  // namespace
+
 Config BatchNormalization::get_config() const {
-  return Layer::get_config()
-      .set("axis", options_.axis)
-      .set("momentum", options_.momentum)
-      .set("epsilon", options_.epsilon)
-      .set("center", options_.center)
-      .set("scale", options_.scale)
-      .set("beta_initializer", serialize_initializer(options_.beta_initializer))
-      .set("gamma_initializer", serialize_initializer(options_.gamma_initializer))
-      .set("moving_mean_initializer", serialize_initializer(options_.moving_mean_initializer))
-      .set("moving_variance_initializer",
-           serialize_initializer(options_.moving_variance_initializer))
-      .set("beta_regularizer", serialize_regularizer(options_.beta_regularizer))
-      .set("gamma_regularizer", serialize_regularizer(options_.gamma_regularizer))
-      .set("beta_constraint", Config())
-      .set("gamma_constraint", Config())
-      .set("synchronized", false);
+  return write_fields(options_, fields(), Layer::get_config());
 }
 
 LayerPtr BatchNormalization::from_config(const Config& c) {
-  check_layer_keys(c,
-                   {"axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
-                    "gamma_initializer", "moving_mean_initializer", "moving_variance_initializer",
-                    "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint",
-                    "synchronized", "renorm", "renorm_clipping", "renorm_momentum"},
-                   "BatchNormalization");
-  require_null(c, {"beta_constraint", "gamma_constraint", "renorm_clipping"}, "BatchNormalization");
-  // Neither batch renormalization nor statistics all-reduced across replicas is implemented.
-  for (const char* key : {"renorm", "synchronized"})
-    KILN_CHECK(!c.get_bool(key, false), c.where(), "BatchNormalization: ", key,
-               " = true is not supported");
-  BatchNormalizationOptions o;
-  o.axis = c.get_int("axis", o.axis);
-  o.momentum = c.get_double("momentum", o.momentum);
-  o.epsilon = c.get_double("epsilon", o.epsilon);
-  o.center = c.get_bool("center", o.center);
-  o.scale = c.get_bool("scale", o.scale);
-  o.beta_initializer = initializer_name(c, "beta_initializer", o.beta_initializer);
-  o.gamma_initializer = initializer_name(c, "gamma_initializer", o.gamma_initializer);
-  o.moving_mean_initializer =
-      initializer_name(c, "moving_mean_initializer", o.moving_mean_initializer);
-  o.moving_variance_initializer =
-      initializer_name(c, "moving_variance_initializer", o.moving_variance_initializer);
-  o.beta_regularizer = regularizer_of(c, "beta_regularizer");
-  o.gamma_regularizer = regularizer_of(c, "gamma_regularizer");
-  read_layer_args(c, o);
-  return std::make_shared<BatchNormalization>(std::move(o));
+  return std::make_shared<BatchNormalization>(read_layer_fields(c, fields(), "BatchNormalization"));
 }
 
 }  // namespace kiln::layers

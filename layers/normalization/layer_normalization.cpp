@@ -4,7 +4,6 @@
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/layer_config.h"
 #include "kiln/layers/normalization/normalize.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 
@@ -54,40 +53,39 @@ std::vector<Tensor> LayerNormalization::call(const std::vector<Tensor>& inputs,
   return {ops::cast(y, dtype_policy().compute)};
 }
 
+namespace {
+
+using Options = LayerNormalizationOptions;
+
+// Keras writes one axis as an int and several as a list.
+const FieldTable<Options>& fields() {
+  static const FieldTable<Options> table{
+      field(
+          "axis", &Options::axis, [](const Config& axis) { return axis.as_int_list(); },
+          [](const std::vector<int64_t>& axis) {
+            return axis.size() == 1 ? Config(axis[0]) : Config(axis);
+          }),
+      field("epsilon", &Options::epsilon),
+      field("center", &Options::center),
+      field("scale", &Options::scale),
+      field("rms_scaling", &Options::rms_scaling),
+      initializer_field("beta_initializer", &Options::beta_initializer),
+      initializer_field("gamma_initializer", &Options::gamma_initializer),
+      regularizer_field("beta_regularizer", &Options::beta_regularizer),
+      regularizer_field("gamma_regularizer", &Options::gamma_regularizer),
+      null_field<Options>("beta_constraint"),
+      null_field<Options>("gamma_constraint")};
+  return table;
+}
+
+}  // namespace
+
 Config LayerNormalization::get_config() const {
-  return Layer::get_config()
-      .set("axis", options_.axis.size() == 1 ? Config(options_.axis[0]) : Config(options_.axis))
-      .set("epsilon", options_.epsilon)
-      .set("center", options_.center)
-      .set("scale", options_.scale)
-      .set("rms_scaling", options_.rms_scaling)
-      .set("beta_initializer", serialize_initializer(options_.beta_initializer))
-      .set("gamma_initializer", serialize_initializer(options_.gamma_initializer))
-      .set("beta_regularizer", serialize_regularizer(options_.beta_regularizer))
-      .set("gamma_regularizer", serialize_regularizer(options_.gamma_regularizer))
-      .set("beta_constraint", Config())
-      .set("gamma_constraint", Config());
+  return write_fields(options_, fields(), Layer::get_config());
 }
 
 LayerPtr LayerNormalization::from_config(const Config& c) {
-  check_layer_keys(
-      c,
-      {"axis", "epsilon", "center", "scale", "rms_scaling", "beta_initializer", "gamma_initializer",
-       "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"},
-      "LayerNormalization");
-  require_null(c, {"beta_constraint", "gamma_constraint"}, "LayerNormalization");
-  LayerNormalizationOptions o;
-  if (c.contains("axis")) o.axis = c["axis"].as_int_list();
-  o.epsilon = c.get_double("epsilon", o.epsilon);
-  o.center = c.get_bool("center", o.center);
-  o.scale = c.get_bool("scale", o.scale);
-  o.rms_scaling = c.get_bool("rms_scaling", o.rms_scaling);
-  o.beta_initializer = initializer_name(c, "beta_initializer", o.beta_initializer);
-  o.gamma_initializer = initializer_name(c, "gamma_initializer", o.gamma_initializer);
-  o.beta_regularizer = regularizer_of(c, "beta_regularizer");
-  o.gamma_regularizer = regularizer_of(c, "gamma_regularizer");
-  read_layer_args(c, o);
-  return std::make_shared<LayerNormalization>(std::move(o));
+  return std::make_shared<LayerNormalization>(read_layer_fields(c, fields(), "LayerNormalization"));
 }
 
 }  // namespace kiln::layers

@@ -10,7 +10,7 @@
 namespace kiln::layers {
 
 GlobalPooling::GlobalPooling(int rank, Kind kind, GlobalPoolingOptions options)
-    : Layer(options.layer_args()), rank_(rank), kind_(kind), keepdims_(options.keepdims) {
+    : Layer(options.layer_args()), rank_(rank), kind_(kind), options_(std::move(options)) {
   supports_masking_ = true;  // it consumes the steps' mask (1D) and outputs none
 }
 
@@ -23,18 +23,19 @@ std::vector<Tensor> GlobalPooling::call(const std::vector<Tensor>& inputs,
   for (int i = 1; i <= rank_; ++i) axes.push_back(i);
   const Tensor mask = context.masks.empty() ? Tensor() : context.masks[0];
   if (rank_ != 1 || !mask.defined())
-    return {kind_ == Kind::max ? ops::max(x, axes, keepdims_) : ops::mean(x, axes, keepdims_)};
+    return {kind_ == Kind::max ? ops::max(x, axes, options_.keepdims)
+                               : ops::mean(x, axes, options_.keepdims)};
   KILN_CHECK(mask.rank() == 2, "expects a [batch, steps] mask, got ", mask.shape());
   const Tensor kept = ops::expand_dims(mask, 2);
   if (kind_ == Kind::max) {
     // Masked steps take the lowest value, so they never win (a fully masked row gives it).
     const Tensor lowest = full({}, std::numeric_limits<double>::lowest(), x.dtype());
-    return {ops::max(ops::where(kept, x, lowest), axes, keepdims_)};
+    return {ops::max(ops::where(kept, x, lowest), axes, options_.keepdims)};
   }
   // The mean over the kept steps only (Keras divides without an epsilon, as here).
   const Tensor weight = ops::cast(kept, x.dtype());
-  return {ops::sum(x * weight, axes, keepdims_) /
-          ops::sum(ops::broadcast_like(weight, x), axes, keepdims_)};
+  return {ops::sum(x * weight, axes, options_.keepdims) /
+          ops::sum(ops::broadcast_like(weight, x), axes, options_.keepdims)};
 }
 
 std::vector<Tensor> GlobalPooling::compute_mask(const std::vector<Tensor>&,
@@ -42,17 +43,23 @@ std::vector<Tensor> GlobalPooling::compute_mask(const std::vector<Tensor>&,
   return {};
 }
 
+namespace {
+
+const FieldTable<GlobalPoolingOptions>& fields() {
+  static const FieldTable<GlobalPoolingOptions> table{
+      channels_last_field<GlobalPoolingOptions>(),
+      field("keepdims", &GlobalPoolingOptions::keepdims)};
+  return table;
+}
+
+}  // namespace
+
 Config GlobalPooling::get_config() const {
-  return Layer::get_config().set("data_format", "channels_last").set("keepdims", keepdims_);
+  return write_fields(options_, fields(), Layer::get_config());
 }
 
 GlobalPoolingOptions GlobalPooling::options_of(const Config& c, std::string_view class_name) {
-  check_layer_keys(c, {"data_format", "keepdims"}, class_name);
-  require_channels_last(c, class_name);
-  GlobalPoolingOptions o;
-  o.keepdims = c.get_bool("keepdims", o.keepdims);
-  read_layer_args(c, o);
-  return o;
+  return read_layer_fields(c, fields(), class_name);
 }
 
 LayerPtr GlobalAveragePooling1D::from_config(const Config& c) {

@@ -32,7 +32,7 @@ class GlobalPooling : public Layer {
  private:
   int rank_;
   Kind kind_;
-  bool keepdims_;
+  GlobalPoolingOptions options_;
 };
 
 class GlobalAveragePooling1D : public GlobalPooling {

@@ -9,13 +9,13 @@ namespace kiln::layers {
 
 Pooling::Pooling(int rank, Kind kind, std::string_view what, std::vector<int64_t> pool_size,
                  PoolingOptions options)
-    : Layer(options.layer_args()), rank_(rank), kind_(kind), padding_(std::move(options.padding)) {
+    : Layer(options.layer_args()), rank_(rank), kind_(kind), options_(std::move(options)) {
   std::string prefix(what);
   prefix += ' ';
   pool_size_ = per_axis(pool_size, rank, prefix + "pool_size");
-  strides_ =
-      options.strides.empty() ? pool_size_ : per_axis(options.strides, rank, prefix + "strides");
-  ops::parse_padding(padding_);  // "valid" or "same", else an error
+  options_.strides =
+      options_.strides.empty() ? pool_size_ : per_axis(options_.strides, rank, prefix + "strides");
+  ops::parse_padding(options_.padding);  // "valid" or "same", else an error
 }
 
 std::vector<Tensor> Pooling::call(const std::vector<Tensor>& inputs, const CallContext&) {
@@ -24,33 +24,36 @@ std::vector<Tensor> Pooling::call(const std::vector<Tensor>& inputs, const CallC
              " spatial dims, channels], got ", x.shape());
   const auto pool = [&](const Tensor& image, std::vector<int64_t> size,
                         std::vector<int64_t> strides) {
-    const ops::Padding padding = ops::parse_padding(padding_);
+    const ops::Padding padding = ops::parse_padding(options_.padding);
     return kind_ == Kind::max
                ? ops::max_pool2d(image, std::move(size), std::move(strides), padding)
                : ops::avg_pool2d(image, std::move(size), std::move(strides), padding);
   };
-  if (rank_ == 2) return {pool(x, pool_size_, strides_)};
+  if (rank_ == 2) return {pool(x, pool_size_, options_.strides)};
   // 1-D pooling is 2-D pooling over a height of 1.
-  return {ops::squeeze(pool(ops::expand_dims(x, 1), {1, pool_size_[0]}, {1, strides_[0]}), {1})};
+  return {ops::squeeze(pool(ops::expand_dims(x, 1), {1, pool_size_[0]}, {1, options_.strides[0]}),
+                       {1})};
 }
 
+namespace {
+
+const FieldTable<PoolingOptions>& fields() {
+  static const FieldTable<PoolingOptions> table{field("padding", &PoolingOptions::padding),
+                                                field("strides", &PoolingOptions::strides),
+                                                channels_last_field<PoolingOptions>()};
+  return table;
+}
+
+}  // namespace
+
 Config Pooling::get_config() const {
-  return Layer::get_config()
-      .set("pool_size", Config(pool_size_))
-      .set("padding", padding_)
-      .set("strides", Config(strides_))
-      .set("data_format", "channels_last");
+  return write_fields(options_, fields(), Layer::get_config().set("pool_size", pool_size_));
 }
 
 std::pair<std::vector<int64_t>, PoolingOptions> Pooling::arguments_of(const Config& c,
                                                                       std::string_view class_name) {
-  check_layer_keys(c, {"pool_size", "strides", "padding", "data_format"}, class_name);
-  require_channels_last(c, class_name);
-  PoolingOptions o;
-  o.strides = int_list_or(c, "strides", o.strides);
-  o.padding = c.get_string("padding", o.padding);
-  read_layer_args(c, o);
-  return {int_list_or(c, "pool_size", {2}), std::move(o)};
+  return {int_list_or(c, "pool_size", {2}),
+          read_layer_fields(c, fields(), class_name, {"pool_size"})};
 }
 
 LayerPtr MaxPooling1D::from_config(const Config& c) {

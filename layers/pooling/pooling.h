@@ -36,8 +36,7 @@ class Pooling : public Layer {
   int rank_;
   Kind kind_;
   std::vector<int64_t> pool_size_;
-  std::vector<int64_t> strides_;
-  std::string padding_;
+  PoolingOptions options_;  // strides given per axis
 };
 
 class MaxPooling1D : public Pooling {

@@ -123,14 +123,17 @@ Config Bidirectional::get_config() const {
       .set("backward_layer", serialize_layer(*backward_));
 }
 
+// The wrapped layers are written from the layers themselves, and merge_mode's null (no merge) is
+// a value, not "the default": all three are read here. Keras 2's initial weights are ignored.
 LayerPtr Bidirectional::from_config(const Config& c) {
-  check_layer_keys(c, {"layer", "merge_mode", "backward_layer", "weights"}, "Bidirectional");
-  BidirectionalOptions o;
+  static const FieldTable<BidirectionalOptions> fields{
+      ignored_field<BidirectionalOptions>("weights")};
+  BidirectionalOptions o =
+      read_layer_fields(c, fields, "Bidirectional", {"layer", "merge_mode", "backward_layer"});
   const Config* mode = c.find("merge_mode");
   o.merge_mode = mode == nullptr ? o.merge_mode : mode->is_null() ? "" : mode->as_string();
   if (const Config* back = c.find("backward_layer"); back != nullptr && !back->is_null())
     o.backward_layer = deserialize_layer(*back);
-  read_layer_args(c, o);
   return std::make_shared<Bidirectional>(deserialize_layer(c["layer"]), std::move(o));
 }
 

@@ -5,7 +5,6 @@
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/ops/rnn_ops.h"
 #include "kiln/layers/layer_config.h"
-#include "kiln/layers/unsupported_args.h"
 
 namespace kiln::layers {
 namespace {
@@ -190,94 +189,66 @@ std::vector<WeightGroup> Recurrent::weight_groups() const {
   return {{"", {}, name()}, {"cell", own_weights(), to_snake_case(class_name()) + "_cell"}};
 }
 
+namespace {
+
+using Options = RecurrentOptions;
+
+// Keras's keys for one cell, in the order Keras writes them: the gates' activation only for GRU
+// and LSTM, unit_forget_bias only for LSTM, reset_after only for GRU (kiln implements Keras's
+// default, true).
+FieldTable<Options> table_for(rnn::Cell cell) {
+  FieldTable<Options> t{field("activation", &Options::activation)};
+  if (cell != rnn::Cell::simple)
+    t.push_back(field("recurrent_activation", &Options::recurrent_activation));
+  t.push_back(field("use_bias", &Options::use_bias));
+  t.push_back(initializer_field("kernel_initializer", &Options::kernel_initializer));
+  t.push_back(initializer_field("recurrent_initializer", &Options::recurrent_initializer));
+  t.push_back(initializer_field("bias_initializer", &Options::bias_initializer));
+  if (cell == rnn::Cell::lstm) t.push_back(field("unit_forget_bias", &Options::unit_forget_bias));
+  if (cell == rnn::Cell::gru) t.push_back(fixed_field<Options>("reset_after", Config(true)));
+  const FieldTable<Options> rest{
+      regularizer_field("kernel_regularizer", &Options::kernel_regularizer),
+      regularizer_field("recurrent_regularizer", &Options::recurrent_regularizer),
+      regularizer_field("bias_regularizer", &Options::bias_regularizer),
+      null_field<Options>("activity_regularizer"),
+      null_field<Options>("kernel_constraint"),
+      null_field<Options>("recurrent_constraint"),
+      null_field<Options>("bias_constraint"),
+      field("dropout", &Options::dropout),
+      field("recurrent_dropout", &Options::recurrent_dropout),
+      field("seed", &Options::seed),
+      field("return_sequences", &Options::return_sequences),
+      field("return_state", &Options::return_state),
+      field("go_backwards", &Options::go_backwards),
+      fixed_field<Options>("stateful", Config(false),
+                           "carry states with return_state and initial states instead"),
+      // Unrolling only changes how Keras builds the loop, not what it computes.
+      {"unroll", [](const Config&, Options&, std::string_view) {},
+       [](const Options&) { return Config(false); }},
+      field("zero_output_for_mask", &Options::zero_output_for_mask),
+      ignored_field<Options>("use_cudnn"),
+      read_only(
+          fixed_field<Options>("time_major", Config(false), "inputs are [batch, time, features]"))};
+  t.insert(t.end(), rest.begin(), rest.end());
+  return t;
+}
+
+const FieldTable<Options>& fields(rnn::Cell cell) {
+  static const FieldTable<Options> simple = table_for(rnn::Cell::simple);
+  static const FieldTable<Options> gru = table_for(rnn::Cell::gru);
+  static const FieldTable<Options> lstm = table_for(rnn::Cell::lstm);
+  return cell == rnn::Cell::simple ? simple : cell == rnn::Cell::gru ? gru : lstm;
+}
+
+}  // namespace
+
 Config Recurrent::get_config() const {
-  Config c = Layer::get_config().set("units", units_).set("activation", options_.activation);
-  if (cell_ != rnn::Cell::simple) c.set("recurrent_activation", options_.recurrent_activation);
-  c.set("use_bias", options_.use_bias)
-      .set("kernel_initializer", serialize_initializer(options_.kernel_initializer))
-      .set("recurrent_initializer", serialize_initializer(options_.recurrent_initializer))
-      .set("bias_initializer", serialize_initializer(options_.bias_initializer));
-  if (cell_ == rnn::Cell::lstm) c.set("unit_forget_bias", options_.unit_forget_bias);
-  if (cell_ == rnn::Cell::gru) c.set("reset_after", true);
-  return c.set("kernel_regularizer", serialize_regularizer(options_.kernel_regularizer))
-      .set("recurrent_regularizer", serialize_regularizer(options_.recurrent_regularizer))
-      .set("bias_regularizer", serialize_regularizer(options_.bias_regularizer))
-      .set("activity_regularizer", Config())
-      .set("kernel_constraint", Config())
-      .set("recurrent_constraint", Config())
-      .set("bias_constraint", Config())
-      .set("dropout", options_.dropout)
-      .set("recurrent_dropout", options_.recurrent_dropout)
-      .set("seed", options_.seed ? Config(*options_.seed) : Config())
-      .set("return_sequences", options_.return_sequences)
-      .set("return_state", options_.return_state)
-      .set("go_backwards", options_.go_backwards)
-      .set("stateful", false)
-      .set("unroll", false)
-      .set("zero_output_for_mask", options_.zero_output_for_mask);
+  return write_fields(options_, fields(cell_), Layer::get_config().set("units", units_));
 }
 
 RecurrentOptions Recurrent::options_from_config(const Config& c, rnn::Cell cell,
                                                 std::string_view class_name) {
-  check_layer_keys(c,
-                   {"units",
-                    "activation",
-                    "recurrent_activation",
-                    "use_bias",
-                    "kernel_initializer",
-                    "recurrent_initializer",
-                    "bias_initializer",
-                    "unit_forget_bias",
-                    "reset_after",
-                    "kernel_regularizer",
-                    "recurrent_regularizer",
-                    "bias_regularizer",
-                    "activity_regularizer",
-                    "kernel_constraint",
-                    "recurrent_constraint",
-                    "bias_constraint",
-                    "dropout",
-                    "recurrent_dropout",
-                    "seed",
-                    "return_sequences",
-                    "return_state",
-                    "go_backwards",
-                    "stateful",
-                    "unroll",
-                    "zero_output_for_mask",
-                    "use_cudnn",
-                    "time_major"},
-                   class_name);
-  require_null(
-      c, {"activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint"},
-      class_name);
-  KILN_CHECK(!c.get_bool("stateful", false), class_name,
-             ": stateful recurrent layers are not supported (carry states with return_state and "
-             "initial states instead)");
-  KILN_CHECK(!c.get_bool("time_major", false), class_name,
-             ": time_major input is not supported (inputs are [batch, time, features])");
-  KILN_CHECK(cell != rnn::Cell::gru || c.get_bool("reset_after", true), class_name,
-             ": only reset_after=true (Keras's default) is supported");
-  RecurrentOptions o;
-  o.activation = c.get_string("activation", o.activation);
-  o.recurrent_activation = c.get_string("recurrent_activation", o.recurrent_activation);
-  o.use_bias = c.get_bool("use_bias", o.use_bias);
-  o.kernel_initializer = initializer_name(c, "kernel_initializer", o.kernel_initializer);
-  o.recurrent_initializer = initializer_name(c, "recurrent_initializer", o.recurrent_initializer);
-  o.bias_initializer = initializer_name(c, "bias_initializer", o.bias_initializer);
-  o.unit_forget_bias = c.get_bool("unit_forget_bias", o.unit_forget_bias);
-  o.kernel_regularizer = regularizer_of(c, "kernel_regularizer");
-  o.recurrent_regularizer = regularizer_of(c, "recurrent_regularizer");
-  o.bias_regularizer = regularizer_of(c, "bias_regularizer");
-  o.dropout = c.get_double("dropout", o.dropout);
-  o.recurrent_dropout = c.get_double("recurrent_dropout", o.recurrent_dropout);
-  if (const Config* s = c.find("seed"); s != nullptr && !s->is_null()) o.seed = s->as_int();
-  o.return_sequences = c.get_bool("return_sequences", o.return_sequences);
-  o.return_state = c.get_bool("return_state", o.return_state);
-  o.go_backwards = c.get_bool("go_backwards", o.go_backwards);
-  o.zero_output_for_mask = c.get_bool("zero_output_for_mask", o.zero_output_for_mask);
-  read_layer_args(c, o);
-  return o;
+  return read_layer_fields(c, fields(cell), class_name, {"units"});
 }
 
 }  // namespace kiln::layers

@@ -61,10 +61,9 @@ Config TimeDistributed::get_config() const {
 }
 
 LayerPtr TimeDistributed::from_config(const Config& c) {
-  check_layer_keys(c, {"layer"}, "TimeDistributed");
-  TimeDistributedOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<TimeDistributed>(deserialize_layer(c["layer"]), std::move(o));
+  return std::make_shared<TimeDistributed>(
+      deserialize_layer(c["layer"]),
+      read_layer_fields<TimeDistributedOptions>(c, "TimeDistributed", {"layer"}));
 }
 
 }  // namespace kiln::layers

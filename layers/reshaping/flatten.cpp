@@ -17,16 +17,22 @@ std::vector<Tensor> Flatten::call(const std::vector<Tensor>& inputs, const CallC
   return {ops::reshape(inputs[0], {-1, inner})};
 }
 
+namespace {
+
+// channels_first would flatten in another order.
+const FieldTable<FlattenOptions>& fields() {
+  static const FieldTable<FlattenOptions> table{channels_last_field<FlattenOptions>()};
+  return table;
+}
+
+}  // namespace
+
 Config Flatten::get_config() const {
-  return Layer::get_config().set("data_format", "channels_last");
+  return write_fields(FlattenOptions{}, fields(), Layer::get_config());
 }
 
 LayerPtr Flatten::from_config(const Config& c) {
-  check_layer_keys(c, {"data_format"}, "Flatten");
-  require_channels_last(c, "Flatten");  // channels_first would flatten in another order
-  FlattenOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<Flatten>(std::move(o));
+  return std::make_shared<Flatten>(read_layer_fields(c, fields(), "Flatten"));
 }
 
 }  // namespace kiln::layers

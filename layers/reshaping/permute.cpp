@@ -31,10 +31,8 @@ Config Permute::get_config() const {
 }
 
 LayerPtr Permute::from_config(const Config& c) {
-  check_layer_keys(c, {"dims"}, "Permute");
-  PermuteOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<Permute>(c["dims"].as_int_list(), std::move(o));
+  return std::make_shared<Permute>(c["dims"].as_int_list(),
+                                   read_layer_fields<PermuteOptions>(c, "Permute", {"dims"}));
 }
 
 }  // namespace kiln::layers

@@ -24,10 +24,8 @@ Config RepeatVector::get_config() const {
 }
 
 LayerPtr RepeatVector::from_config(const Config& c) {
-  check_layer_keys(c, {"n"}, "RepeatVector");
-  RepeatVectorOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<RepeatVector>(c["n"].as_int(), std::move(o));
+  return std::make_shared<RepeatVector>(
+      c["n"].as_int(), read_layer_fields<RepeatVectorOptions>(c, "RepeatVector", {"n"}));
 }
 
 }  // namespace kiln::layers

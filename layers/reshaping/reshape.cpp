@@ -39,10 +39,9 @@ Config Reshape::get_config() const {
 }
 
 LayerPtr Reshape::from_config(const Config& c) {
-  check_layer_keys(c, {"target_shape"}, "Reshape");
-  ReshapeOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<Reshape>(Shape(c["target_shape"].as_int_list()), std::move(o));
+  return std::make_shared<Reshape>(
+      Shape(c["target_shape"].as_int_list()),
+      read_layer_fields<ReshapeOptions>(c, "Reshape", {"target_shape"}));
 }
 
 }  // namespace kiln::layers

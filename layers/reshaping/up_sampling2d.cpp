@@ -21,9 +21,9 @@ Tensor repeated_indices(int64_t length, int64_t factor) {
 UpSampling2D::UpSampling2D(std::vector<int64_t> size, UpSampling2DOptions options)
     : Layer(options.layer_args()),
       size_(per_axis(size, 2, "UpSampling2D size")),
-      interpolation_(std::move(options.interpolation)) {
-  KILN_CHECK(interpolation_ == "nearest", "UpSampling2D: interpolation '", interpolation_,
-             "' is not supported; kiln implements 'nearest'");
+      options_(std::move(options)) {
+  KILN_CHECK(options_.interpolation == "nearest", "UpSampling2D: interpolation '",
+             options_.interpolation, "' is not supported; kiln implements 'nearest'");
 }
 
 std::vector<Tensor> UpSampling2D::call(const std::vector<Tensor>& inputs, const CallContext&) {
@@ -35,20 +35,24 @@ std::vector<Tensor> UpSampling2D::call(const std::vector<Tensor>& inputs, const 
   return {ops::gather(rows, repeated_indices(x.dim(2), size_[1]), 2)};
 }
 
+namespace {
+
+const FieldTable<UpSampling2DOptions>& fields() {
+  static const FieldTable<UpSampling2DOptions> table{
+      channels_last_field<UpSampling2DOptions>(),
+      field("interpolation", &UpSampling2DOptions::interpolation)};
+  return table;
+}
+
+}  // namespace
+
 Config UpSampling2D::get_config() const {
-  return Layer::get_config()
-      .set("size", Config(size_))
-      .set("data_format", "channels_last")
-      .set("interpolation", interpolation_);
+  return write_fields(options_, fields(), Layer::get_config().set("size", size_));
 }
 
 LayerPtr UpSampling2D::from_config(const Config& c) {
-  check_layer_keys(c, {"size", "data_format", "interpolation"}, "UpSampling2D");
-  require_channels_last(c, "UpSampling2D");
-  UpSampling2DOptions o;
-  o.interpolation = c.get_string("interpolation", o.interpolation);
-  read_layer_args(c, o);
-  return std::make_shared<UpSampling2D>(int_list_or(c, "size", {2, 2}), std::move(o));
+  return std::make_shared<UpSampling2D>(int_list_or(c, "size", {2, 2}),
+                                        read_layer_fields(c, fields(), "UpSampling2D", {"size"}));
 }
 
 }  // namespace kiln::layers

@@ -25,7 +25,7 @@ class UpSampling2D : public Layer {
 
  private:
   std::vector<int64_t> size_;
-  std::string interpolation_;
+  UpSampling2DOptions options_;
 };
 
 }  // namespace kiln::layers

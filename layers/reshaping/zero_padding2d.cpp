@@ -22,18 +22,24 @@ std::vector<Tensor> ZeroPadding2D::call(const std::vector<Tensor>& inputs, const
   return {ops::pad(inputs[0], {{0, 0}, padding_[0], padding_[1], {0, 0}})};
 }
 
+namespace {
+
+const FieldTable<ZeroPadding2DOptions>& fields() {
+  static const FieldTable<ZeroPadding2DOptions> table{channels_last_field<ZeroPadding2DOptions>()};
+  return table;
+}
+
+}  // namespace
+
 Config ZeroPadding2D::get_config() const {
   Config::List pairs;
   for (const auto& [before, after] : padding_)
     pairs.emplace_back(std::vector<int64_t>{before, after});
-  return Layer::get_config()
-      .set("padding", Config(std::move(pairs)))
-      .set("data_format", "channels_last");
+  return write_fields(ZeroPadding2DOptions{}, fields(),
+                      Layer::get_config().set("padding", Config(std::move(pairs))));
 }
 
 LayerPtr ZeroPadding2D::from_config(const Config& c) {
-  check_layer_keys(c, {"padding", "data_format"}, "ZeroPadding2D");
-  require_channels_last(c, "ZeroPadding2D");
   // Keras accepts an int (every side), (rows, cols) (symmetric) or ((top, bottom), (left, right)).
   std::vector<std::pair<int64_t, int64_t>> padding{{1, 1}, {1, 1}};
   if (const Config* p = c.find("padding"); p != nullptr && !p->is_null()) {
@@ -47,9 +53,8 @@ LayerPtr ZeroPadding2D::from_config(const Config& c) {
       }
     }
   }
-  ZeroPadding2DOptions o;
-  read_layer_args(c, o);
-  return std::make_shared<ZeroPadding2D>(std::move(padding), std::move(o));
+  return std::make_shared<ZeroPadding2D>(
+      std::move(padding), read_layer_fields(c, fields(), "ZeroPadding2D", {"padding"}));
 }
 
 }  // namespace kiln::layers

@@ -27,5 +27,44 @@ TEST(KerasRefusals, ChannelsFirstFlatten) {
               HasSubstr("channels_first"));
 }
 
+std::string error_reading(const std::string& class_name, const std::string& config) {
+  return testing::error_of([&] {
+    (void)deserialize_layer(
+        Config::from_json(R"({"class_name": ")" + class_name + R"(", "config": )" + config + "}"));
+  });
+}
+
+TEST(KerasRefusals, ConstraintsAndActivityRegularizers) {
+  EXPECT_THAT(
+      error_reading("Dense", R"({"units": 2, "kernel_constraint": {"class_name": "NonNeg"}})"),
+      HasSubstr("Dense: 'kernel_constraint' is not supported by kiln"));
+  EXPECT_THAT(error_reading("Conv2D", R"({"filters": 2, "kernel_size": 3,
+                                          "activity_regularizer": {"class_name": "L2"}})"),
+              HasSubstr("Conv2D: 'activity_regularizer' is not supported by kiln"));
+}
+
+TEST(KerasRefusals, RecurrentFeaturesKilnDoesNotHave) {
+  EXPECT_THAT(error_reading("LSTM", R"({"units": 2, "stateful": true})"),
+              HasSubstr("LSTM: 'stateful' = true is not supported by kiln; only false is (carry "
+                        "states with return_state and initial states instead)"));
+  EXPECT_THAT(error_reading("GRU", R"({"units": 2, "reset_after": false})"),
+              HasSubstr("GRU: 'reset_after' = false is not supported by kiln"));
+  // Keys of another cell are unknown, as in Keras.
+  EXPECT_THAT(error_reading("SimpleRNN", R"({"units": 2, "recurrent_activation": "sigmoid"})"),
+              HasSubstr("unknown key 'recurrent_activation' for SimpleRNN"));
+  EXPECT_THAT(error_reading("BatchNormalization", R"({"renorm": true})"),
+              HasSubstr("BatchNormalization: 'renorm' = true is not supported by kiln"));
+}
+
+TEST(KerasRefusals, KeysAreWrittenAsKerasWritesThem) {
+  // Keras writes Dense's constraints and quantization_config as null, LoRA only when set.
+  const Config dense = serialize_layer(*deserialize_layer(Config::from_json(
+      R"({"class_name": "Dense", "config": {"units": 2, "lora_rank": null, "lora_alpha": 8}})")));
+  EXPECT_TRUE(dense["config"]["kernel_constraint"].is_null());
+  EXPECT_TRUE(dense["config"]["quantization_config"].is_null());
+  EXPECT_FALSE(dense["config"].contains("lora_rank"));
+  EXPECT_FALSE(dense["config"].contains("lora_alpha"));
+}
+
 }  // namespace
 }  // namespace kiln::layers

@@ -11,19 +11,15 @@ namespace kiln {
 // The save_freq field of an options struct whose `member` holds it.
 template <typename Options>
 ConfigField<Options> save_freq_field(int64_t Options::*member) {
-  return {"save_freq",
-          [member](const Config& value, Options& into) {
-            if (value.is_string() && value.as_string() == "epoch") {
-              into.*member = 0;
-              return;
-            }
-            KILN_CHECK(value.is_int() && value.as_int() > 0, value.where(),
-                       "save_freq must be \"epoch\" or a positive number of batches");
-            into.*member = value.as_int();
-          },
-          [member](const Options& from) {
-            return from.*member == 0 ? Config("epoch") : Config(from.*member);
-          }};
+  return field(
+      "save_freq", member,
+      [](const Config& value) -> int64_t {
+        if (value.is_string() && value.as_string() == "epoch") return 0;
+        KILN_CHECK(value.is_int() && value.as_int() > 0, value.where(),
+                   "save_freq must be \"epoch\" or a positive number of batches");
+        return value.as_int();
+      },
+      [](int64_t freq) { return freq == 0 ? Config("epoch") : Config(freq); });
 }
 
 }  // namespace kiln

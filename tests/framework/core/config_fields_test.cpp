@@ -64,5 +64,60 @@ TEST(ConfigFields, WrittenOptionsReadBackEqual) {
   EXPECT_EQ(back.baseline, std::nullopt);
 }
 
+// The other kinds of field: a codec of its own, a value only kiln's (data_format), a key only null
+// may have, one read but not written, one accepted and ignored.
+struct Layered {
+  int64_t out = 0;  // 0: none, written as null
+};
+
+const FieldTable<Layered>& layered_fields() {
+  static const FieldTable<Layered> table{
+      field(
+          "out", &Layered::out,
+          [](const Config& v) { return v.is_list() ? v.at(0).as_int() : v.as_int(); },
+          [](int64_t out) { return out > 0 ? Config(out) : Config(); }),
+      fixed_field<Layered>("data_format", Config("channels_last"), "transpose the inputs"),
+      null_field<Layered>("kernel_constraint"), read_only(null_field<Layered>("lora_rank")),
+      ignored_field<Layered>("lora_alpha")};
+  return table;
+}
+
+TEST(ConfigFields, CodecsReadWhatTheyWrite) {
+  EXPECT_EQ(read_fields(Config::from_json(R"({"out": [7]})"), layered_fields(), "T").out, 7);
+  const Config written = write_fields(Layered{.out = 5}, layered_fields());
+  EXPECT_EQ(written["out"].as_int(), 5);
+  EXPECT_TRUE(write_fields(Layered{}, layered_fields())["out"].is_null());
+  EXPECT_EQ(read_fields(written, layered_fields(), "T").out, 5);
+}
+
+TEST(ConfigFields, FixedAndNullKeysAreWrittenAsKerasWritesThemAndRefuseOtherValues) {
+  const Config written = write_fields(Layered{}, layered_fields());
+  EXPECT_EQ(written["data_format"].as_string(), "channels_last");
+  EXPECT_TRUE(written["kernel_constraint"].is_null());
+  testing::expect_error(
+      [] {
+        read_fields(Config::from_json(R"({"data_format": "channels_first"})"), layered_fields(),
+                    "Conv2D");
+      },
+      "Conv2D: 'data_format' = \"channels_first\" is not supported by kiln; only "
+      "\"channels_last\" is (transpose the inputs)");
+  testing::expect_error(
+      [] {
+        read_fields(Config::from_json(R"({"kernel_constraint": {"class_name": "NonNeg"}})"),
+                    layered_fields(), "Dense");
+      },
+      "Dense: 'kernel_constraint' is not supported by kiln");
+}
+
+TEST(ConfigFields, ReadOnlyAndIgnoredKeysAreAcceptedButNotWritten) {
+  const Config written = write_fields(Layered{}, layered_fields());
+  EXPECT_FALSE(written.contains("lora_rank"));
+  EXPECT_FALSE(written.contains("lora_alpha"));
+  EXPECT_NO_THROW(read_fields(Config::from_json(R"({"lora_rank": null, "lora_alpha": 16})"),
+                              layered_fields(), "Dense"));
+  EXPECT_THROW(read_fields(Config::from_json(R"({"lora_rank": 4})"), layered_fields(), "Dense"),
+               Error);
+}
+
 }  // namespace
 }  // namespace kiln
