@@ -2,6 +2,7 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/losses/loss_fields.h"
 #include "kiln/losses/prepare.h"
 
 namespace kiln::losses {
@@ -22,7 +23,8 @@ Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor
 }
 
 Config Loss::get_config() const {
-  return Config::map().set("name", name_).set("reduction", std::string(reduction_name(reduction_)));
+  static const FieldTable<LossOptions> fields = loss_fields<LossOptions>();
+  return write_fields(LossOptions{.reduction = reduction_, .name = name_}, fields);
 }
 
 }  // namespace kiln::losses

@@ -14,6 +14,17 @@
 
 namespace kiln::losses {
 
+// The arguments every Keras loss takes, last in each loss's options struct as in Keras's
+// constructors; an empty name is the class's own Keras name ("mean_squared_error").
+#define KILN_LOSS_ARGS_FIELDS                                                           \
+  ::kiln::losses::Reduction reduction = ::kiln::losses::Reduction::sum_over_batch_size; \
+  std::string name{};
+
+// The options of the losses that take only the common arguments.
+struct LossOptions {
+  KILN_LOSS_ARGS_FIELDS
+};
+
 class Loss {
  public:
   explicit Loss(std::string name, Reduction reduction = Reduction::sum_over_batch_size)
@@ -35,7 +46,7 @@ class Loss {
   Reduction reduction() const { return reduction_; }
   // The Keras class name ("CategoricalCrossentropy"), used by configs and checkpoints.
   virtual std::string class_name() const = 0;
-  // {"name": ..., "reduction": ..., plus the loss's own arguments}.
+  // {"name": ..., "reduction": ..., plus the loss's own arguments} (loss_fields.h).
   virtual Config get_config() const;
 
  protected:

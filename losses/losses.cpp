@@ -4,31 +4,28 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/losses/functional.h"
+#include "kiln/losses/loss_fields.h"
 
 namespace kiln::losses {
 namespace {
 
-Reduction reduction_of(const Config& config, const Loss& defaults) {
-  return reduction_from_config(config, defaults.reduction());
+// The table of the losses whose config is only a name and a reduction.
+const FieldTable<LossOptions>& common_fields() {
+  static const FieldTable<LossOptions> table = loss_fields<LossOptions>();
+  return table;
 }
 
-std::string name_of(const Config& config, const Loss& defaults) {
-  return config.get_string("name", defaults.name());
-}
-
-// from_config of the losses whose config is only a name and a reduction.
 template <typename L>
-LossPtr from_name_and_reduction(const Config& config) {
-  const L defaults;
-  config.check_keys({"name", "reduction"}, defaults.class_name());
-  return std::make_shared<L>(reduction_of(config, defaults), name_of(config, defaults));
+LossPtr from_common_fields(const Config& config, std::string_view class_name) {
+  return std::make_shared<L>(read_fields(config, common_fields(), class_name));
 }
 
 }  // namespace
 
-LossFunctionWrapper::LossFunctionWrapper(Function fn, std::string class_name, std::string name,
-                                         Reduction reduction)
-    : Loss(std::move(name), reduction), fn_(std::move(fn)), class_name_(std::move(class_name)) {
+LossFunctionWrapper::LossFunctionWrapper(Function fn, std::string class_name, LossOptions options)
+    : Loss(name_or(options.name, class_name), options.reduction),
+      fn_(std::move(fn)),
+      class_name_(std::move(class_name)) {
   KILN_CHECK(fn_ != nullptr, "loss '", this->name(), "': no function");
 }
 
@@ -37,152 +34,142 @@ Tensor LossFunctionWrapper::call(const Tensor& y_true, const Tensor& y_pred) con
   return fn_(t, p);
 }
 
-MeanSquaredError::MeanSquaredError(Reduction reduction, std::string name)
-    : LossFunctionWrapper(mean_squared_error, "MeanSquaredError", std::move(name), reduction) {}
-LossPtr MeanSquaredError::from_config(const Config& config) {
-  return from_name_and_reduction<MeanSquaredError>(config);
-}
+// Each built-in's Keras name is its default name.
+#define KILN_FUNCTION_LOSS(Class, function, keras_name)                                     \
+  Class::Class(LossOptions options)                                                         \
+      : LossFunctionWrapper(                                                                \
+            function, #Class,                                                               \
+            {.reduction = options.reduction, .name = name_or(options.name, keras_name)}) {} \
+  LossPtr Class::from_config(const Config& config) {                                        \
+    return from_common_fields<Class>(config, #Class);                                       \
+  }
 
-MeanAbsoluteError::MeanAbsoluteError(Reduction reduction, std::string name)
-    : LossFunctionWrapper(mean_absolute_error, "MeanAbsoluteError", std::move(name), reduction) {}
-LossPtr MeanAbsoluteError::from_config(const Config& config) {
-  return from_name_and_reduction<MeanAbsoluteError>(config);
-}
-
-MeanAbsolutePercentageError::MeanAbsolutePercentageError(Reduction reduction, std::string name)
-    : LossFunctionWrapper(mean_absolute_percentage_error, "MeanAbsolutePercentageError",
-                          std::move(name), reduction) {}
-LossPtr MeanAbsolutePercentageError::from_config(const Config& config) {
-  return from_name_and_reduction<MeanAbsolutePercentageError>(config);
-}
-
-LogCosh::LogCosh(Reduction reduction, std::string name)
-    : LossFunctionWrapper(log_cosh, "LogCosh", std::move(name), reduction) {}
-LossPtr LogCosh::from_config(const Config& config) {
-  return from_name_and_reduction<LogCosh>(config);
-}
-
-Hinge::Hinge(Reduction reduction, std::string name)
-    : LossFunctionWrapper(hinge, "Hinge", std::move(name), reduction) {}
-LossPtr Hinge::from_config(const Config& config) {
-  return from_name_and_reduction<Hinge>(config);
-}
-
-KLDivergence::KLDivergence(Reduction reduction, std::string name)
-    : LossFunctionWrapper(kl_divergence, "KLDivergence", std::move(name), reduction) {}
-LossPtr KLDivergence::from_config(const Config& config) {
-  return from_name_and_reduction<KLDivergence>(config);
-}
+KILN_FUNCTION_LOSS(MeanSquaredError, mean_squared_error, "mean_squared_error")
+KILN_FUNCTION_LOSS(MeanAbsoluteError, mean_absolute_error, "mean_absolute_error")
+KILN_FUNCTION_LOSS(MeanAbsolutePercentageError, mean_absolute_percentage_error,
+                   "mean_absolute_percentage_error")
+KILN_FUNCTION_LOSS(LogCosh, log_cosh, "log_cosh")
+KILN_FUNCTION_LOSS(Hinge, hinge, "hinge")
+KILN_FUNCTION_LOSS(KLDivergence, kl_divergence, "kl_divergence")
+#undef KILN_FUNCTION_LOSS
 
 // ---- losses with arguments ----
 
-Huber::Huber(double delta, Reduction reduction, std::string name)
-    : Loss(std::move(name), reduction), delta_(delta) {
-  KILN_CHECK(delta > 0, "Huber '", this->name(), "': delta must be positive, got ", delta);
-}
-Tensor Huber::call(const Tensor& y_true, const Tensor& y_pred) const {
-  return huber(y_true, y_pred, delta_);
-}
-Config Huber::get_config() const {
-  return Loss::get_config().set("delta", delta_);
-}
-LossPtr Huber::from_config(const Config& config) {
-  const Huber d;
-  config.check_keys({"name", "reduction", "delta"}, d.class_name());
-  return std::make_shared<Huber>(config.get_double("delta", d.delta()), reduction_of(config, d),
-                                 name_of(config, d));
-}
-
-CosineSimilarity::CosineSimilarity(int64_t axis, Reduction reduction, std::string name)
-    : Loss(std::move(name), reduction), axis_(axis) {}
-Tensor CosineSimilarity::call(const Tensor& y_true, const Tensor& y_pred) const {
-  return cosine_similarity(y_true, y_pred, axis_);
-}
-Config CosineSimilarity::get_config() const {
-  return Loss::get_config().set("axis", axis_);
-}
-LossPtr CosineSimilarity::from_config(const Config& config) {
-  const CosineSimilarity d;
-  config.check_keys({"name", "reduction", "axis"}, d.class_name());
-  return std::make_shared<CosineSimilarity>(config.get_int("axis", d.axis()),
-                                            reduction_of(config, d), name_of(config, d));
-}
-
-CrossentropyLoss::CrossentropyLoss(bool from_logits, double label_smoothing, int64_t axis,
-                                   Reduction reduction, std::string name)
-    : Loss(std::move(name), reduction),
-      from_logits_(from_logits),
-      label_smoothing_(label_smoothing),
-      axis_(axis) {
-  KILN_CHECK(label_smoothing >= 0 && label_smoothing <= 1, "loss '", this->name(),
-             "': label_smoothing must be in [0, 1], got ", label_smoothing);
-}
-Config CrossentropyLoss::get_config() const {
-  return Loss::get_config()
-      .set("from_logits", from_logits_)
-      .set("label_smoothing", label_smoothing_)
-      .set("axis", axis_);
-}
-
 namespace {
-template <typename L>
-LossPtr crossentropy_from_config(const Config& config) {
-  const L d;
-  config.check_keys({"name", "reduction", "from_logits", "label_smoothing", "axis"},
-                    d.class_name());
-  return std::make_shared<L>(config.get_bool("from_logits", d.from_logits()),
-                             config.get_double("label_smoothing", d.label_smoothing()),
-                             config.get_int("axis", d.axis()), reduction_of(config, d),
-                             name_of(config, d));
+
+const FieldTable<HuberOptions>& huber_fields() {
+  static const FieldTable<HuberOptions> table =
+      loss_fields<HuberOptions>({field("delta", &HuberOptions::delta)});
+  return table;
 }
+
+const FieldTable<CosineSimilarityOptions>& cosine_fields() {
+  static const FieldTable<CosineSimilarityOptions> table =
+      loss_fields<CosineSimilarityOptions>({field("axis", &CosineSimilarityOptions::axis)});
+  return table;
+}
+
+const FieldTable<CrossentropyOptions>& crossentropy_fields() {
+  static const FieldTable<CrossentropyOptions> table = loss_fields<CrossentropyOptions>(
+      {field("from_logits", &CrossentropyOptions::from_logits),
+       field("label_smoothing", &CrossentropyOptions::label_smoothing),
+       field("axis", &CrossentropyOptions::axis)});
+  return table;
+}
+
+using SparseOptions = SparseCategoricalCrossentropyOptions;
+
+const FieldTable<SparseOptions>& sparse_fields() {
+  static const FieldTable<SparseOptions> table =
+      loss_fields<SparseOptions>({field("from_logits", &SparseOptions::from_logits),
+                                  field("ignore_class", &SparseOptions::ignore_class)});
+  return table;
+}
+
 }  // namespace
 
-BinaryCrossentropy::BinaryCrossentropy(bool from_logits, double label_smoothing, int64_t axis,
-                                       Reduction reduction, std::string name)
-    : CrossentropyLoss(from_logits, label_smoothing, axis, reduction, std::move(name)) {}
+Huber::Huber(HuberOptions options)
+    : Loss(name_or(options.name, "huber_loss"), options.reduction), options_(std::move(options)) {
+  options_.name = name();
+  KILN_CHECK(options_.delta > 0, "Huber '", name(), "': delta must be positive, got ",
+             options_.delta);
+}
+Tensor Huber::call(const Tensor& y_true, const Tensor& y_pred) const {
+  return huber(y_true, y_pred, options_.delta);
+}
+Config Huber::get_config() const {
+  return write_fields(options_, huber_fields());
+}
+LossPtr Huber::from_config(const Config& config) {
+  return std::make_shared<Huber>(read_fields(config, huber_fields(), "Huber"));
+}
+
+CosineSimilarity::CosineSimilarity(CosineSimilarityOptions options)
+    : Loss(name_or(options.name, "cosine_similarity"), options.reduction),
+      options_(std::move(options)) {
+  options_.name = name();
+}
+Tensor CosineSimilarity::call(const Tensor& y_true, const Tensor& y_pred) const {
+  return cosine_similarity(y_true, y_pred, options_.axis);
+}
+Config CosineSimilarity::get_config() const {
+  return write_fields(options_, cosine_fields());
+}
+LossPtr CosineSimilarity::from_config(const Config& config) {
+  return std::make_shared<CosineSimilarity>(
+      read_fields(config, cosine_fields(), "CosineSimilarity"));
+}
+
+CrossentropyLoss::CrossentropyLoss(CrossentropyOptions options, std::string_view default_name)
+    : Loss(name_or(options.name, default_name), options.reduction), options_(std::move(options)) {
+  options_.name = name();
+  KILN_CHECK(options_.label_smoothing >= 0 && options_.label_smoothing <= 1, "loss '", name(),
+             "': label_smoothing must be in [0, 1], got ", options_.label_smoothing);
+}
+Config CrossentropyLoss::get_config() const {
+  return write_fields(options_, crossentropy_fields());
+}
+
+BinaryCrossentropy::BinaryCrossentropy(CrossentropyOptions options)
+    : CrossentropyLoss(std::move(options), "binary_crossentropy") {}
 Tensor BinaryCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
   return binary_crossentropy(y_true, y_pred, from_logits(), label_smoothing(), axis());
 }
 LossPtr BinaryCrossentropy::from_config(const Config& config) {
-  return crossentropy_from_config<BinaryCrossentropy>(config);
+  return std::make_shared<BinaryCrossentropy>(
+      read_fields(config, crossentropy_fields(), "BinaryCrossentropy"));
 }
 
-CategoricalCrossentropy::CategoricalCrossentropy(bool from_logits, double label_smoothing,
-                                                 int64_t axis, Reduction reduction,
-                                                 std::string name)
-    : CrossentropyLoss(from_logits, label_smoothing, axis, reduction, std::move(name)) {}
+CategoricalCrossentropy::CategoricalCrossentropy(CrossentropyOptions options)
+    : CrossentropyLoss(std::move(options), "categorical_crossentropy") {}
 Tensor CategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
   return categorical_crossentropy(y_true, y_pred, from_logits(), label_smoothing(), axis());
 }
 LossPtr CategoricalCrossentropy::from_config(const Config& config) {
-  return crossentropy_from_config<CategoricalCrossentropy>(config);
+  return std::make_shared<CategoricalCrossentropy>(
+      read_fields(config, crossentropy_fields(), "CategoricalCrossentropy"));
 }
 
-SparseCategoricalCrossentropy::SparseCategoricalCrossentropy(bool from_logits,
-                                                             std::optional<int64_t> ignore_class,
-                                                             Reduction reduction, std::string name)
-    : Loss(std::move(name), reduction), from_logits_(from_logits), ignore_class_(ignore_class) {}
+SparseCategoricalCrossentropy::SparseCategoricalCrossentropy(SparseOptions options)
+    : Loss(name_or(options.name, "sparse_categorical_crossentropy"), options.reduction),
+      options_(std::move(options)) {
+  options_.name = name();
+}
 Tensor SparseCategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
-  return sparse_categorical_crossentropy(y_true, y_pred, from_logits_, ignore_class_);
+  return sparse_categorical_crossentropy(y_true, y_pred, options_.from_logits,
+                                         options_.ignore_class);
 }
 MaskedLosses SparseCategoricalCrossentropy::call_masked(const Tensor& y_true,
                                                         const Tensor& y_pred) const {
-  return sparse_categorical_crossentropy_masked(y_true, y_pred, from_logits_, ignore_class_);
+  return sparse_categorical_crossentropy_masked(y_true, y_pred, options_.from_logits,
+                                                options_.ignore_class);
 }
 Config SparseCategoricalCrossentropy::get_config() const {
-  return Loss::get_config()
-      .set("from_logits", from_logits_)
-      .set("ignore_class", ignore_class_ ? Config(*ignore_class_) : Config());
+  return write_fields(options_, sparse_fields());
 }
 LossPtr SparseCategoricalCrossentropy::from_config(const Config& config) {
-  const SparseCategoricalCrossentropy d;
-  config.check_keys({"name", "reduction", "from_logits", "ignore_class"}, d.class_name());
-  std::optional<int64_t> ignore_class;
-  if (const Config* value = config.find("ignore_class"); value != nullptr && !value->is_null())
-    ignore_class = value->as_int();
   return std::make_shared<SparseCategoricalCrossentropy>(
-      config.get_bool("from_logits", d.from_logits()), ignore_class, reduction_of(config, d),
-      name_of(config, d));
+      read_fields(config, sparse_fields(), "SparseCategoricalCrossentropy"));
 }
 
 }  // namespace kiln::losses

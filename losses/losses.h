@@ -1,16 +1,18 @@
 #pragma once
 // The Keras loss classes, with Keras's constructor arguments, defaults and names:
 //
-//   losses::CategoricalCrossentropy cce(/*from_logits=*/true);
+//   losses::CategoricalCrossentropy cce({.from_logits = true});
 //   Tensor loss = cce(labels, logits);                   // the mean over the batch
 //   Tensor weighted = cce(labels, logits, sample_weight);
 //
-// Each class's from_config reads what its get_config writes (unknown keys are errors), and
-// registry.h finds them by Keras name.
+// Options structs take Keras's arguments as designated initializers, the common ones (reduction,
+// name) last. Each class's get_config and from_config come from one field table over its
+// options (loss_fields.h; unknown keys are errors), and registry.h finds them by Keras name.
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "kiln/losses/loss.h"
 
@@ -22,7 +24,8 @@ namespace kiln::losses {
 class LossFunctionWrapper : public Loss {
  public:
   using Function = std::function<Tensor(const Tensor& y_true, const Tensor& y_pred)>;
-  LossFunctionWrapper(Function fn, std::string class_name, std::string name, Reduction reduction);
+  // `options.name` empty: `class_name`.
+  LossFunctionWrapper(Function fn, std::string class_name, LossOptions options);
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return class_name_; }
 
@@ -33,97 +36,102 @@ class LossFunctionWrapper : public Loss {
 
 class MeanSquaredError final : public LossFunctionWrapper {
  public:
-  explicit MeanSquaredError(Reduction reduction = Reduction::sum_over_batch_size,
-                            std::string name = "mean_squared_error");
+  explicit MeanSquaredError(LossOptions options = {});
   static LossPtr from_config(const Config& config);
 };
 
 class MeanAbsoluteError final : public LossFunctionWrapper {
  public:
-  explicit MeanAbsoluteError(Reduction reduction = Reduction::sum_over_batch_size,
-                             std::string name = "mean_absolute_error");
+  explicit MeanAbsoluteError(LossOptions options = {});
   static LossPtr from_config(const Config& config);
 };
 
 class MeanAbsolutePercentageError final : public LossFunctionWrapper {
  public:
-  explicit MeanAbsolutePercentageError(Reduction reduction = Reduction::sum_over_batch_size,
-                                       std::string name = "mean_absolute_percentage_error");
+  explicit MeanAbsolutePercentageError(LossOptions options = {});
   static LossPtr from_config(const Config& config);
 };
 
 class LogCosh final : public LossFunctionWrapper {
  public:
-  explicit LogCosh(Reduction reduction = Reduction::sum_over_batch_size,
-                   std::string name = "log_cosh");
+  explicit LogCosh(LossOptions options = {});
   static LossPtr from_config(const Config& config);
 };
 
 class Hinge final : public LossFunctionWrapper {
  public:
-  explicit Hinge(Reduction reduction = Reduction::sum_over_batch_size, std::string name = "hinge");
+  explicit Hinge(LossOptions options = {});
   static LossPtr from_config(const Config& config);
 };
 
 class KLDivergence final : public LossFunctionWrapper {
  public:
-  explicit KLDivergence(Reduction reduction = Reduction::sum_over_batch_size,
-                        std::string name = "kl_divergence");
+  explicit KLDivergence(LossOptions options = {});
   static LossPtr from_config(const Config& config);
+};
+
+struct HuberOptions {
+  double delta = 1.0;
+  KILN_LOSS_ARGS_FIELDS
 };
 
 class Huber final : public Loss {
  public:
-  explicit Huber(double delta = 1.0, Reduction reduction = Reduction::sum_over_batch_size,
-                 std::string name = "huber_loss");
+  explicit Huber(HuberOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "Huber"; }
   Config get_config() const override;
   static LossPtr from_config(const Config& config);
-  double delta() const { return delta_; }
+  double delta() const { return options_.delta; }
 
  private:
-  double delta_;
+  HuberOptions options_;
+};
+
+struct CosineSimilarityOptions {
+  int64_t axis = -1;
+  KILN_LOSS_ARGS_FIELDS
 };
 
 class CosineSimilarity final : public Loss {
  public:
-  explicit CosineSimilarity(int64_t axis = -1, Reduction reduction = Reduction::sum_over_batch_size,
-                            std::string name = "cosine_similarity");
+  explicit CosineSimilarity(CosineSimilarityOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "CosineSimilarity"; }
   Config get_config() const override;
   static LossPtr from_config(const Config& config);
-  int64_t axis() const { return axis_; }
+  int64_t axis() const { return options_.axis; }
 
  private:
-  int64_t axis_;
+  CosineSimilarityOptions options_;
 };
 
-// The arguments and config BinaryCrossentropy and CategoricalCrossentropy share.
+// The arguments BinaryCrossentropy and CategoricalCrossentropy share.
+struct CrossentropyOptions {
+  bool from_logits = false;
+  double label_smoothing = 0.0;  // in [0, 1]
+  int64_t axis = -1;
+  KILN_LOSS_ARGS_FIELDS
+};
+
 class CrossentropyLoss : public Loss {
  public:
   Config get_config() const override;
-  bool from_logits() const { return from_logits_; }
-  double label_smoothing() const { return label_smoothing_; }
-  int64_t axis() const { return axis_; }
+  bool from_logits() const { return options_.from_logits; }
+  double label_smoothing() const { return options_.label_smoothing; }
+  int64_t axis() const { return options_.axis; }
 
  protected:
-  CrossentropyLoss(bool from_logits, double label_smoothing, int64_t axis, Reduction reduction,
-                   std::string name);
+  // `options.name` empty: `default_name`.
+  CrossentropyLoss(CrossentropyOptions options, std::string_view default_name);
 
  private:
-  bool from_logits_;
-  double label_smoothing_;
-  int64_t axis_;
+  CrossentropyOptions options_;
 };
 
 class BinaryCrossentropy final : public CrossentropyLoss {
  public:
-  explicit BinaryCrossentropy(bool from_logits = false, double label_smoothing = 0.0,
-                              int64_t axis = -1,
-                              Reduction reduction = Reduction::sum_over_batch_size,
-                              std::string name = "binary_crossentropy");
+  explicit BinaryCrossentropy(CrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "BinaryCrossentropy"; }
   static LossPtr from_config(const Config& config);
@@ -131,35 +139,34 @@ class BinaryCrossentropy final : public CrossentropyLoss {
 
 class CategoricalCrossentropy final : public CrossentropyLoss {
  public:
-  explicit CategoricalCrossentropy(bool from_logits = false, double label_smoothing = 0.0,
-                                   int64_t axis = -1,
-                                   Reduction reduction = Reduction::sum_over_batch_size,
-                                   std::string name = "categorical_crossentropy");
+  explicit CategoricalCrossentropy(CrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "CategoricalCrossentropy"; }
   static LossPtr from_config(const Config& config);
 };
 
-// Positions labelled ignore_class get a loss of 0 and are left out of the mean.
+struct SparseCategoricalCrossentropyOptions {
+  bool from_logits = false;
+  // Positions labelled ignore_class get a loss of 0 and are left out of the mean.
+  std::optional<int64_t> ignore_class = std::nullopt;
+  KILN_LOSS_ARGS_FIELDS
+};
+
 class SparseCategoricalCrossentropy final : public Loss {
  public:
-  explicit SparseCategoricalCrossentropy(bool from_logits = false,
-                                         std::optional<int64_t> ignore_class = std::nullopt,
-                                         Reduction reduction = Reduction::sum_over_batch_size,
-                                         std::string name = "sparse_categorical_crossentropy");
+  explicit SparseCategoricalCrossentropy(SparseCategoricalCrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "SparseCategoricalCrossentropy"; }
   Config get_config() const override;
   static LossPtr from_config(const Config& config);
-  bool from_logits() const { return from_logits_; }
-  std::optional<int64_t> ignore_class() const { return ignore_class_; }
+  bool from_logits() const { return options_.from_logits; }
+  std::optional<int64_t> ignore_class() const { return options_.ignore_class; }
 
  protected:
   MaskedLosses call_masked(const Tensor& y_true, const Tensor& y_pred) const override;
 
  private:
-  bool from_logits_;
-  std::optional<int64_t> ignore_class_;
+  SparseCategoricalCrossentropyOptions options_;
 };
 
 }  // namespace kiln::losses

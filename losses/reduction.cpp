@@ -97,17 +97,6 @@ std::string_view reduction_name(Reduction reduction) {
   throw Error(detail::concat("reduction_name: invalid Reduction ", static_cast<int>(reduction)));
 }
 
-Reduction reduction_from_config(const Config& config, Reduction fallback) {
-  const Config* value = config.find("reduction");
-  if (value == nullptr) return fallback;
-  if (value->is_null()) return Reduction::none;
-  try {
-    return parse_reduction(value->as_string());
-  } catch (const Error& e) {
-    throw Error(value->where() + e.what());
-  }
-}
-
 Tensor divide_no_nan(const Tensor& a, const Tensor& b) {
   const Tensor zero = ops::zeros_like(b);
   const Tensor is_zero = ops::equal(b, zero);

@@ -17,8 +17,6 @@ enum class Reduction { sum_over_batch_size, sum, mean, none, mean_with_sample_we
 // An unknown name is an error naming it and the closest known names.
 Reduction parse_reduction(std::string_view name);
 std::string_view reduction_name(Reduction reduction);
-// A loss config's "reduction": `fallback` when absent, none when null (Keras's None).
-Reduction reduction_from_config(const Config& config, Reduction fallback);
 
 // Per-sample losses plus the positions that count (undefined = all). Keras attaches such a mask
 // to the values of losses that leave positions out themselves (sparse categorical crossentropy's

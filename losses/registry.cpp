@@ -6,6 +6,7 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/named_registry.h"
+#include "kiln/losses/loss_fields.h"
 #include "kiln/losses/losses.h"
 
 namespace kiln::losses {
@@ -78,10 +79,8 @@ void register_loss(const std::string& name, LossFunction per_sample) {
   add_custom(
       name,
       [name, fn = std::move(per_sample)](const Config& config) -> LossPtr {
-        config.check_keys({"name", "reduction"}, name);
-        return std::make_shared<LossFunctionWrapper>(
-            fn, name, config.get_string("name", name),
-            reduction_from_config(config, Reduction::sum_over_batch_size));
+        static const FieldTable<LossOptions> fields = loss_fields<LossOptions>();
+        return std::make_shared<LossFunctionWrapper>(fn, name, read_fields(config, fields, name));
       },
       "register_loss");
 }

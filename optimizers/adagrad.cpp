@@ -5,6 +5,13 @@
 
 namespace kiln::optimizers {
 
+const FieldTable<AdagradOptions>& Adagrad::fields() {
+  static const FieldTable<AdagradOptions> table{
+      field("initial_accumulator_value", &AdagradOptions::initial_accumulator_value),
+      field("epsilon", &AdagradOptions::epsilon)};
+  return table;
+}
+
 Adagrad::Adagrad(OptimizerOptions options, AdagradOptions adagrad)
     : BuiltinOptimizer(with_default_name(std::move(options), "adagrad"), adagrad) {
   KILN_CHECK(adagrad.initial_accumulator_value >= 0, "optimizer '", this->options().name,

@@ -1,6 +1,5 @@
 #pragma once
 // Keras's Adagrad: each element's rate shrinks with the sum of its squared gradients.
-#include <array>
 #include <string_view>
 
 #include "kiln/optimizers/builtin_optimizer.h"
@@ -15,10 +14,7 @@ struct AdagradOptions {
 class Adagrad : public BuiltinOptimizer<Adagrad, AdagradOptions> {
  public:
   static constexpr std::string_view kClassName = "Adagrad";
-  static constexpr std::array<OwnKey<AdagradOptions>, 2> kOwnKeys{{
-      {"initial_accumulator_value", &AdagradOptions::initial_accumulator_value},
-      {"epsilon", &AdagradOptions::epsilon},
-  }};
+  static const FieldTable<AdagradOptions>& fields();
 
   explicit Adagrad(OptimizerOptions options = {}, AdagradOptions adagrad = {});
   const AdagradOptions& adagrad_options() const { return own(); }

@@ -23,6 +23,13 @@ bool has_update_kernel(const Variable& variable) {
 
 }  // namespace
 
+const FieldTable<AdamOptions>& Adam::fields() {
+  static const FieldTable<AdamOptions> table{
+      field("beta_1", &AdamOptions::beta_1), field("beta_2", &AdamOptions::beta_2),
+      field("epsilon", &AdamOptions::epsilon), field("amsgrad", &AdamOptions::amsgrad)};
+  return table;
+}
+
 Adam::Adam(OptimizerOptions options, AdamOptions adam) : Adam(std::move(options), adam, "adam") {}
 
 Adam::Adam(OptimizerOptions options, AdamOptions adam, std::string default_name)

@@ -1,7 +1,6 @@
 #pragma once
 // Keras's Adam (with the AMSGrad variant) and AdamW, which is Adam with decoupled weight decay
 // on by default.
-#include <array>
 #include <string>
 #include <string_view>
 
@@ -19,12 +18,7 @@ struct AdamOptions {
 class Adam : public BuiltinOptimizer<Adam, AdamOptions> {
  public:
   static constexpr std::string_view kClassName = "Adam";
-  static constexpr std::array<OwnKey<AdamOptions>, 4> kOwnKeys{{
-      {"beta_1", &AdamOptions::beta_1},
-      {"beta_2", &AdamOptions::beta_2},
-      {"epsilon", &AdamOptions::epsilon},
-      {"amsgrad", &AdamOptions::amsgrad},
-  }};
+  static const FieldTable<AdamOptions>& fields();
 
   explicit Adam(OptimizerOptions options = {}, AdamOptions adam = {});
   const AdamOptions& adam_options() const { return own(); }

@@ -14,6 +14,13 @@ Tensor momentum_at(const Tensor& beta_1, const Tensor& t) {
 
 }  // namespace
 
+const FieldTable<NadamOptions>& Nadam::fields() {
+  static const FieldTable<NadamOptions> table{field("beta_1", &NadamOptions::beta_1),
+                                              field("beta_2", &NadamOptions::beta_2),
+                                              field("epsilon", &NadamOptions::epsilon)};
+  return table;
+}
+
 Nadam::Nadam(OptimizerOptions options, NadamOptions nadam)
     : BuiltinOptimizer(with_default_name(std::move(options), "nadam"), nadam),
       u_product_(add_variable(scalar(1.0), "u_product")) {}

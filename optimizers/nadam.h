@@ -1,7 +1,6 @@
 #pragma once
 // Keras's Nadam: Adam with Nesterov momentum, whose momentum schedule
 // u_t = beta_1 * (1 - 0.5 * 0.96^t) is tracked through the running product u_product.
-#include <array>
 #include <string_view>
 
 #include "kiln/optimizers/builtin_optimizer.h"
@@ -17,11 +16,7 @@ struct NadamOptions {
 class Nadam : public BuiltinOptimizer<Nadam, NadamOptions> {
  public:
   static constexpr std::string_view kClassName = "Nadam";
-  static constexpr std::array<OwnKey<NadamOptions>, 3> kOwnKeys{{
-      {"beta_1", &NadamOptions::beta_1},
-      {"beta_2", &NadamOptions::beta_2},
-      {"epsilon", &NadamOptions::epsilon},
-  }};
+  static const FieldTable<NadamOptions>& fields();
 
   explicit Nadam(OptimizerOptions options = {}, NadamOptions nadam = {});
   const NadamOptions& nadam_options() const { return own(); }

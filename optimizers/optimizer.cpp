@@ -6,6 +6,7 @@
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/optimizers/registry.h"
 
 namespace kiln::optimizers {
 namespace {
@@ -178,21 +179,9 @@ Variable Optimizer::add_variable(const Tensor& initial, const std::string& suffi
 }
 
 Config Optimizer::get_config() const {
-  return Config::map()
-      .set("name", options_.name)
-      .set("learning_rate",
-           options_.schedule ? serialize(*options_.schedule) : Config(learning_rate()))
-      .set("weight_decay", optional_number(options_.weight_decay))
-      .set("clipnorm", optional_number(options_.clipnorm))
-      .set("global_clipnorm", optional_number(options_.global_clipnorm))
-      .set("clipvalue", optional_number(options_.clipvalue))
-      // Keras features kiln does not have, at the values that switch them off, so the config is
-      // the one Keras writes and reads.
-      .set("use_ema", false)
-      .set("ema_momentum", 0.99)
-      .set("ema_overwrite_frequency", Config())
-      .set("loss_scale_factor", Config())
-      .set("gradient_accumulation_steps", Config());
+  OptimizerOptions written = options_;
+  written.learning_rate = learning_rate();  // as a callback may have set it
+  return write_fields(written, optimizer_fields());
 }
 
 }  // namespace kiln::optimizers

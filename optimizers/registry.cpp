@@ -39,12 +39,6 @@ OptimizerFactory find_factory(std::string_view name, const std::string& where) {
   return registry().get(name, where);
 }
 
-std::optional<double> optional_number(const Config& config, std::string_view key) {
-  const Config* value = config.find(key);
-  if (value == nullptr || value->is_null()) return std::nullopt;
-  return value->as_double();
-}
-
 }  // namespace
 
 OptimizerPtr get(std::string_view name) {
@@ -78,48 +72,40 @@ std::vector<std::string> known_names() {
   return registry().names();
 }
 
+const FieldTable<OptimizerOptions>& optimizer_fields() {
+  using O = OptimizerOptions;
+  static const FieldTable<O> table{
+      field("name", &O::name),
+      {"learning_rate",
+       [](const Config& rate, O& into, std::string_view) {
+         if (rate.is_map())
+           into.schedule = schedule_from_config(rate);
+         else
+           into.learning_rate = rate.as_double();
+       },
+       [](const O& from) {
+         return from.schedule ? serialize(*from.schedule) : Config(from.learning_rate);
+       }},
+      field("weight_decay", &O::weight_decay),
+      field("clipnorm", &O::clipnorm),
+      field("global_clipnorm", &O::global_clipnorm),
+      field("clipvalue", &O::clipvalue),
+      fixed_field<O>("use_ema", Config(false), "kiln has no weight averaging"),
+      // These act only with use_ema, so any value of theirs is harmless.
+      ignored_field<O>("ema_momentum", Config(0.99)),
+      ignored_field<O>("ema_overwrite_frequency", Config()),
+      null_field<O>("loss_scale_factor"),
+      null_field<O>("gradient_accumulation_steps")};
+  return table;
+}
+
 OptimizerOptions options_from_config(const Config& config, std::string_view class_name,
                                      const std::vector<std::string>& own_keys,
                                      double default_learning_rate) {
-  const std::string what = "optimizer " + std::string(class_name);
-  std::vector<std::string> keys{"name",
-                                "learning_rate",
-                                "weight_decay",
-                                "clipnorm",
-                                "global_clipnorm",
-                                "clipvalue",
-                                "use_ema",
-                                "ema_momentum",
-                                "ema_overwrite_frequency",
-                                "loss_scale_factor",
-                                "gradient_accumulation_steps"};
-  keys.insert(keys.end(), own_keys.begin(), own_keys.end());
-  config.check_keys(keys, what);
-  // Every Keras config carries these; ema_momentum and ema_overwrite_frequency act only with
-  // use_ema, so any value of theirs is harmless.
-  if (const Config* ema = config.find("use_ema"))
-    KILN_CHECK(ema->is_null() || !ema->as_bool(), ema->where(), what,
-               ": use_ema (weight averaging) is not supported");
-  for (const std::string_view key : {"loss_scale_factor", "gradient_accumulation_steps"}) {
-    const Config* value = config.find(key);
-    KILN_CHECK(value == nullptr || value->is_null(), value->where(), what, ": ", key,
-               " is not supported (only null)");
-  }
-
-  OptimizerOptions options;
-  options.name = config.get_string("name", "");
-  const Config* rate = config.find("learning_rate");
-  if (rate == nullptr || rate->is_null())
-    options.learning_rate = default_learning_rate;
-  else if (rate->is_map())
-    options.schedule = schedule_from_config(*rate);
-  else
-    options.learning_rate = rate->as_double();
-  options.weight_decay = optional_number(config, "weight_decay");
-  options.clipnorm = optional_number(config, "clipnorm");
-  options.clipvalue = optional_number(config, "clipvalue");
-  options.global_clipnorm = optional_number(config, "global_clipnorm");
-  return options;
+  OptimizerOptions defaults;
+  defaults.learning_rate = default_learning_rate;
+  return read_fields(config, optimizer_fields(), "optimizer " + std::string(class_name), defaults,
+                     own_keys);
 }
 
 }  // namespace kiln::optimizers

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/optimizers/optimizer.h"
 
 namespace kiln::optimizers {
@@ -27,10 +28,14 @@ Config serialize(const Optimizer& optimizer);
 void register_optimizer(const std::string& class_name, OptimizerFactory factory);
 std::vector<std::string> known_names();  // lower case, sorted
 
-// For factories: the shared options from a Keras config (name; learning_rate, a number or a
-// schedule's config; weight_decay, clipnorm, clipvalue, global_clipnorm). Keys other than the
-// shared ones and `own_keys` are errors. Keras's use_ema, loss_scale_factor and
-// gradient_accumulation_steps are accepted only at the values that switch them off.
+// The keys every Keras optimizer config holds, over OptimizerOptions (config_fields.h): name;
+// learning_rate, a number or a schedule's config; weight_decay, clipnorm, clipvalue,
+// global_clipnorm. Keras's use_ema, loss_scale_factor and gradient_accumulation_steps are
+// written at the values that switch them off and refused at any other.
+const FieldTable<OptimizerOptions>& optimizer_fields();
+
+// For factories: the shared options from a Keras config. Keys other than the shared ones and
+// `own_keys` are errors.
 OptimizerOptions options_from_config(const Config& config, std::string_view class_name,
                                      const std::vector<std::string>& own_keys,
                                      double default_learning_rate = 0.001);

@@ -5,6 +5,13 @@
 namespace kiln::optimizers {
 
 // Keras's auto name for the class RMSprop is "rm_sprop".
+const FieldTable<RMSpropOptions>& RMSprop::fields() {
+  static const FieldTable<RMSpropOptions> table{
+      field("rho", &RMSpropOptions::rho), field("momentum", &RMSpropOptions::momentum),
+      field("epsilon", &RMSpropOptions::epsilon), field("centered", &RMSpropOptions::centered)};
+  return table;
+}
+
 RMSprop::RMSprop(OptimizerOptions options, RMSpropOptions rmsprop)
     : BuiltinOptimizer(with_default_name(std::move(options), "rm_sprop"), rmsprop) {}
 

@@ -1,7 +1,6 @@
 #pragma once
 // Keras's RMSprop: divides the gradient by a moving root mean square of past gradients
 // (centered: by their moving standard deviation), with optional plain momentum.
-#include <array>
 #include <string_view>
 
 #include "kiln/optimizers/builtin_optimizer.h"
@@ -18,12 +17,7 @@ struct RMSpropOptions {
 class RMSprop : public BuiltinOptimizer<RMSprop, RMSpropOptions> {
  public:
   static constexpr std::string_view kClassName = "RMSprop";
-  static constexpr std::array<OwnKey<RMSpropOptions>, 4> kOwnKeys{{
-      {"rho", &RMSpropOptions::rho},
-      {"momentum", &RMSpropOptions::momentum},
-      {"epsilon", &RMSpropOptions::epsilon},
-      {"centered", &RMSpropOptions::centered},
-  }};
+  static const FieldTable<RMSpropOptions>& fields();
 
   explicit RMSprop(OptimizerOptions options = {}, RMSpropOptions rmsprop = {});
   const RMSpropOptions& rmsprop_options() const { return own(); }

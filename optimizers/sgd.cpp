@@ -5,6 +5,12 @@
 
 namespace kiln::optimizers {
 
+const FieldTable<SGDOptions>& SGD::fields() {
+  static const FieldTable<SGDOptions> table{field("momentum", &SGDOptions::momentum),
+                                            field("nesterov", &SGDOptions::nesterov)};
+  return table;
+}
+
 SGD::SGD(OptimizerOptions options, SGDOptions sgd)
     : BuiltinOptimizer(with_default_name(std::move(options), "sgd"), sgd) {
   KILN_CHECK(sgd.momentum >= 0 && sgd.momentum <= 1, "optimizer '", this->options().name,

@@ -1,6 +1,5 @@
 #pragma once
 // Keras's SGD: plain gradient descent, with (Nesterov) momentum when momentum > 0.
-#include <array>
 #include <string_view>
 
 #include "kiln/optimizers/builtin_optimizer.h"
@@ -15,10 +14,7 @@ struct SGDOptions {
 class SGD : public BuiltinOptimizer<SGD, SGDOptions> {
  public:
   static constexpr std::string_view kClassName = "SGD";
-  static constexpr std::array<OwnKey<SGDOptions>, 2> kOwnKeys{{
-      {"momentum", &SGDOptions::momentum},
-      {"nesterov", &SGDOptions::nesterov},
-  }};
+  static const FieldTable<SGDOptions>& fields();
   // Keras's SGD defaults to a rate of 0.01 (the other optimizers to 0.001); options passed in
   // carry their own learning_rate.
   static constexpr double kDefaultLearningRate = 0.01;

@@ -80,7 +80,8 @@ void EpochTimer::on_epoch_end(int, Logs&) {
 CompileOptions classifier_options(const ExampleOptions& options) {
   return {.optimizer = std::make_shared<optimizers::Adam>(
               optimizers::OptimizerOptions{.learning_rate = options.learning_rate}),
-          .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(/*from_logits=*/true),
+          .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+              losses::SparseCategoricalCrossentropyOptions{.from_logits = true}),
           .metrics = {"accuracy"},
           .run_eagerly = options.run_eagerly};
 }
@@ -108,8 +109,7 @@ int report(Model& model, const std::map<std::string, double>& scores, const Epoc
   std::printf(
       "train_step: %lld calls, %lld traces, %lld plans, %.1f ms tracing, %.1f ms compiling\n",
       static_cast<long long>(stats.calls), static_cast<long long>(stats.traces),
-      static_cast<long long>(stats.plans), stats.trace_seconds * 1e3,
-      stats.compile_seconds * 1e3);
+      static_cast<long long>(stats.plans), stats.trace_seconds * 1e3, stats.compile_seconds * 1e3);
   if (options.show_graph && model.trainer().train_function() != nullptr)
     std::printf("optimized train step graph:\n%s",
                 model.trainer().train_function()->graph_text().c_str());

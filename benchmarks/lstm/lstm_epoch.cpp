@@ -49,8 +49,9 @@ void run(const char* mode, const datasets::Dataset& data, int64_t sequences, int
   Sequential model({layers::Input({-1}, DType::i32),
                     layers::Embedding(kVocab, 64, {.mask_zero = true}), layers::LSTM(128),
                     layers::Dense(kClasses)});
-  model.compile(
-      {.optimizer = "adam", .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(true)});
+  model.compile({.optimizer = "adam",
+                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                     losses::SparseCategoricalCrossentropyOptions{.from_logits = true})});
   std::vector<double> seconds;
   for (int e = 0; e < epochs; ++e) {
     const auto start = std::chrono::steady_clock::now();

@@ -24,10 +24,13 @@ namespace kiln {
 template <typename Options>
 struct ConfigField {
   std::string key;
-  // The key's value (never null) into the options; `what` names the class in errors.
+  // The key's value into the options; `what` names the class in errors.
   std::function<void(const Config& value, Options& into, std::string_view what)> read;
   // The value written back; empty for keys that are read and checked but never written.
   std::function<Config(const Options& from)> write;
+  // Whether null is a value `read` takes (Keras's None for a loss's reduction) rather than
+  // "keep the default".
+  bool reads_null = false;
 };
 
 template <typename Options>
@@ -94,14 +97,14 @@ ConfigField<Options> field(std::string key, T Options::*member, Read read, Write
 
 // A key Keras writes whose only supported value is `value` (a data_format kiln implements, a
 // feature it does not, left false): any other value is refused naming the key and, when given,
-// what to do instead; written as `value`, as Keras writes it.
+// `why` (a reason, or what to do instead); written as `value`, as Keras writes it.
 template <typename Options>
-ConfigField<Options> fixed_field(std::string key, Config value, std::string instead = {}) {
+ConfigField<Options> fixed_field(std::string key, Config value, std::string why = {}) {
   return {key,
-          [key, value, instead](const Config& given, Options&, std::string_view what) {
+          [key, value, why](const Config& given, Options&, std::string_view what) {
             KILN_CHECK(given == value, given.where(), what, ": '", key, "' = ", given.to_json(),
                        " is not supported by kiln; only ", value.to_json(), " is",
-                       instead.empty() ? "" : " (" + instead + ")");
+                       why.empty() ? "" : " (" + why + ")");
           },
           [value](const Options&) { return value; }};
 }
@@ -118,6 +121,13 @@ ConfigField<Options> null_field(std::string key) {
           [](const Options&) { return Config(); }};
 }
 
+// `f`, given null as a value of its own instead of keeping the default for it.
+template <typename Options>
+ConfigField<Options> nullable(ConfigField<Options> f) {
+  f.reads_null = true;
+  return f;
+}
+
 // `f`, read as before but never written: a key Keras writes only when set (lora_rank).
 template <typename Options>
 ConfigField<Options> read_only(ConfigField<Options> f) {
@@ -126,10 +136,13 @@ ConfigField<Options> read_only(ConfigField<Options> f) {
 }
 
 // A key accepted and ignored: one that only matters together with another key kiln refuses
-// unless null (lora_alpha without lora_rank). Never written.
+// unless null (lora_alpha without lora_rank), or a hint that does not change what is computed
+// (a recurrent layer's unroll). Written as `written` when given, else never.
 template <typename Options>
-ConfigField<Options> ignored_field(std::string key) {
-  return {std::move(key), [](const Config&, Options&, std::string_view) {}, nullptr};
+ConfigField<Options> ignored_field(std::string key, std::optional<Config> written = std::nullopt) {
+  ConfigField<Options> f{std::move(key), [](const Config&, Options&, std::string_view) {}, nullptr};
+  if (written) f.write = [value = *written](const Options&) { return value; };
+  return f;
 }
 
 // The table's keys, then `extra` (arguments outside the options struct, a callback's filepath).
@@ -142,16 +155,16 @@ std::vector<std::string> field_keys(const FieldTable<Options>& table,
   return keys;
 }
 
-// `config`'s values over `defaults`: an absent or null key keeps its default, a key neither in
-// the table nor in `extra` is refused naming `what` (with a suggestion), and a value of the wrong
-// type names its file:line.
+// `config`'s values over `defaults`: an absent key keeps its default, and so does a null one
+// unless the field is nullable; a key neither in the table nor in `extra` is refused naming
+// `what` (with a suggestion), and a value of the wrong type names its file:line.
 template <typename Options>
 Options read_fields(const Config& config, const FieldTable<Options>& table, std::string_view what,
                     Options defaults = {}, std::vector<std::string> extra = {}) {
   config.check_keys(field_keys(table, std::move(extra)), what);
   for (const ConfigField<Options>& f : table) {
     const Config* value = config.find(f.key);
-    if (value != nullptr && !value->is_null()) f.read(*value, defaults, what);
+    if (value != nullptr && (f.reads_null || !value->is_null())) f.read(*value, defaults, what);
   }
   return defaults;
 }

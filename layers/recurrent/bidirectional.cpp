@@ -116,22 +116,34 @@ std::vector<WeightGroup> Bidirectional::weight_groups() const {
   return out;
 }
 
-Config Bidirectional::get_config() const {
-  return Layer::get_config()
-      .set("layer", serialize_layer(*forward_))
-      .set("merge_mode", merge_mode_.empty() ? Config() : Config(merge_mode_))
-      .set("backward_layer", serialize_layer(*backward_));
+namespace {
+
+// merge_mode's null is Keras's None (no merge: both directions' outputs), not "the default". The
+// wrapped layers are written from the layers themselves; Keras 2's initial weights are ignored.
+const FieldTable<BidirectionalOptions>& fields() {
+  static const FieldTable<BidirectionalOptions> table{
+      nullable(field(
+          "merge_mode", &BidirectionalOptions::merge_mode,
+          [](const Config& mode) { return mode.is_null() ? std::string() : mode.as_string(); },
+          [](const std::string& mode) { return mode.empty() ? Config() : Config(mode); })),
+      ignored_field<BidirectionalOptions>("weights")};
+  return table;
 }
 
-// The wrapped layers are written from the layers themselves, and merge_mode's null (no merge) is
-// a value, not "the default": all three are read here. Keras 2's initial weights are ignored.
+}  // namespace
+
+Config Bidirectional::get_config() const {
+  BidirectionalOptions written;
+  written.merge_mode = merge_mode_;
+  return write_fields(written, fields(),
+                      Layer::get_config()
+                          .set("layer", serialize_layer(*forward_))
+                          .set("backward_layer", serialize_layer(*backward_)));
+}
+
 LayerPtr Bidirectional::from_config(const Config& c) {
-  static const FieldTable<BidirectionalOptions> fields{
-      ignored_field<BidirectionalOptions>("weights")};
   BidirectionalOptions o =
-      read_layer_fields(c, fields, "Bidirectional", {"layer", "merge_mode", "backward_layer"});
-  const Config* mode = c.find("merge_mode");
-  o.merge_mode = mode == nullptr ? o.merge_mode : mode->is_null() ? "" : mode->as_string();
+      read_layer_fields(c, fields(), "Bidirectional", {"layer", "backward_layer"});
   if (const Config* back = c.find("backward_layer"); back != nullptr && !back->is_null())
     o.backward_layer = deserialize_layer(*back);
   return std::make_shared<Bidirectional>(deserialize_layer(c["layer"]), std::move(o));

@@ -18,18 +18,35 @@ using ::testing::HasSubstr;
 // Every built-in loss, each with arguments other than its defaults.
 std::vector<LossPtr> losses_with_arguments() {
   return {
-      std::make_shared<MeanSquaredError>(Reduction::sum, "mse_sum"),
-      std::make_shared<MeanAbsoluteError>(Reduction::none, "mae_none"),
-      std::make_shared<MeanAbsolutePercentageError>(Reduction::mean, "mape_mean"),
-      std::make_shared<Huber>(0.25, Reduction::mean_with_sample_weight, "huber_quarter"),
-      std::make_shared<LogCosh>(Reduction::sum, "log_cosh_sum"),
-      std::make_shared<BinaryCrossentropy>(true, 0.1, 0, Reduction::sum, "bce_logits"),
-      std::make_shared<CategoricalCrossentropy>(true, 0.2, 1, Reduction::none, "cce_logits"),
-      std::make_shared<SparseCategoricalCrossentropy>(true, 255, Reduction::sum, "scce_255"),
+      std::make_shared<MeanSquaredError>(
+          LossOptions{.reduction = Reduction::sum, .name = "mse_sum"}),
+      std::make_shared<MeanAbsoluteError>(
+          LossOptions{.reduction = Reduction::none, .name = "mae_none"}),
+      std::make_shared<MeanAbsolutePercentageError>(
+          LossOptions{.reduction = Reduction::mean, .name = "mape_mean"}),
+      std::make_shared<Huber>(HuberOptions{
+          .delta = 0.25, .reduction = Reduction::mean_with_sample_weight, .name = "huber_quarter"}),
+      std::make_shared<LogCosh>(LossOptions{.reduction = Reduction::sum, .name = "log_cosh_sum"}),
+      std::make_shared<BinaryCrossentropy>(CrossentropyOptions{.from_logits = true,
+                                                               .label_smoothing = 0.1,
+                                                               .axis = 0,
+                                                               .reduction = Reduction::sum,
+                                                               .name = "bce_logits"}),
+      std::make_shared<CategoricalCrossentropy>(CrossentropyOptions{.from_logits = true,
+                                                                    .label_smoothing = 0.2,
+                                                                    .axis = 1,
+                                                                    .reduction = Reduction::none,
+                                                                    .name = "cce_logits"}),
+      std::make_shared<SparseCategoricalCrossentropy>(
+          SparseCategoricalCrossentropyOptions{.from_logits = true,
+                                               .ignore_class = 255,
+                                               .reduction = Reduction::sum,
+                                               .name = "scce_255"}),
       std::make_shared<SparseCategoricalCrossentropy>(),
-      std::make_shared<Hinge>(Reduction::mean, "hinge_mean"),
-      std::make_shared<KLDivergence>(Reduction::sum, "kld_sum"),
-      std::make_shared<CosineSimilarity>(0, Reduction::none, "cosine_rows"),
+      std::make_shared<Hinge>(LossOptions{.reduction = Reduction::mean, .name = "hinge_mean"}),
+      std::make_shared<KLDivergence>(LossOptions{.reduction = Reduction::sum, .name = "kld_sum"}),
+      std::make_shared<CosineSimilarity>(
+          CosineSimilarityOptions{.axis = 0, .reduction = Reduction::none, .name = "cosine_rows"}),
   };
 }
 
@@ -46,9 +63,10 @@ TEST(LossConfig, EveryLossRoundTripsThroughJson) {
 }
 
 TEST(LossConfig, GetConfigWritesKerasKeys) {
-  EXPECT_EQ(CategoricalCrossentropy(true, 0.5).get_config().to_json(),
-            R"({"name": "categorical_crossentropy", "reduction": "sum_over_batch_size", )"
-            R"("from_logits": true, "label_smoothing": 0.5, "axis": -1})");
+  EXPECT_EQ(
+      CategoricalCrossentropy({.from_logits = true, .label_smoothing = 0.5}).get_config().to_json(),
+      R"({"name": "categorical_crossentropy", "reduction": "sum_over_batch_size", )"
+      R"("from_logits": true, "label_smoothing": 0.5, "axis": -1})");
   EXPECT_EQ(SparseCategoricalCrossentropy().get_config().to_json(),
             R"({"name": "sparse_categorical_crossentropy", "reduction": "sum_over_batch_size", )"
             R"("from_logits": false, "ignore_class": null})");

@@ -39,9 +39,9 @@ TEST(LossErrors, SampleWeightAndMaskShapesAreChecked) {
 }
 
 TEST(LossErrors, InvalidArgumentsAreRejected) {
-  EXPECT_THAT(error_of([] { BinaryCrossentropy(false, 1.5); }),
+  EXPECT_THAT(error_of([] { BinaryCrossentropy({.label_smoothing = 1.5}); }),
               HasSubstr("loss 'binary_crossentropy': label_smoothing must be in [0, 1], got 1.5"));
-  EXPECT_THAT(error_of([] { Huber(-1.0); }),
+  EXPECT_THAT(error_of([] { Huber({.delta = -1.0}); }),
               HasSubstr("Huber 'huber_loss': delta must be positive, got -1"));
   EXPECT_THAT(error_of([] { MeanSquaredError()(Tensor(), zeros({2})); }),
               HasSubstr("loss 'mean_squared_error': y_true and y_pred must be defined"));

@@ -78,7 +78,8 @@ TEST(OptimizerRegistry, ErrorsSuggestTheClosestNames) {
       [] {
         from_config(Config::from_json(R"({"class_name": "SGD", "config": {"use_ema": true}})"));
       },
-      "optimizer SGD: use_ema (weight averaging) is not supported");
+      "optimizer SGD: 'use_ema' = true is not supported by kiln; only false is (kiln has no "
+      "weight averaging)");
   expect_error(
       [] {
         from_config(Config::from_json(R"({"class_name": "Adam", "config": {"learning_rate":

@@ -119,5 +119,23 @@ TEST(ConfigFields, ReadOnlyAndIgnoredKeysAreAcceptedButNotWritten) {
                Error);
 }
 
+TEST(ConfigFields, NullableFieldsReadNullAsAValue) {
+  struct Mode {
+    std::string merge = "concat";  // "": Keras's None
+  };
+  const FieldTable<Mode> table{nullable(field(
+      "merge", &Mode::merge, [](const Config& v) { return v.is_null() ? "" : v.as_string(); },
+      [](const std::string& m) { return m.empty() ? Config() : Config(m); }))};
+  EXPECT_EQ(read_fields(Config::from_json(R"({"merge": null})"), table, "T").merge, "");
+  EXPECT_EQ(read_fields(Config::map(), table, "T").merge, "concat");
+  EXPECT_TRUE(write_fields(Mode{.merge = ""}, table)["merge"].is_null());
+}
+
+TEST(ConfigFields, IgnoredFieldsMayBeWrittenAsAFixedValue) {
+  const FieldTable<Layered> table{ignored_field<Layered>("unroll", Config(false))};
+  EXPECT_NO_THROW(read_fields(Config::from_json(R"({"unroll": true})"), table, "LSTM"));
+  EXPECT_FALSE(write_fields(Layered{}, table)["unroll"].as_bool());
+}
+
 }  // namespace
 }  // namespace kiln

@@ -47,7 +47,8 @@ std::unique_ptr<Sequential> classifier(uint64_t seed, CompileOptions options) {
 }
 
 LossArg losses_from_logits() {
-  return std::make_shared<losses::SparseCategoricalCrossentropy>(/*from_logits=*/true);
+  return std::make_shared<losses::SparseCategoricalCrossentropy>(
+      losses::SparseCategoricalCrossentropyOptions{.from_logits = true});
 }
 
 // Adam at 1e-2: at Keras's default 1e-3 this net needs ~20 epochs on 400 samples (Keras too).

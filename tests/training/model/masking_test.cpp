@@ -74,7 +74,8 @@ Sequential tagger() {
   random::set_seed(11);
   Sequential model({Input({-1}, DType::i32), Embedding(20, 4, {.mask_zero = true}), Dense(3)});
   model.compile({.optimizer = "sgd",
-                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(true),
+                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                     losses::SparseCategoricalCrossentropyOptions{.from_logits = true}),
                  .metrics = {"accuracy"}});
   return model;
 }

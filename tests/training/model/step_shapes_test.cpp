@@ -35,7 +35,8 @@ TrainingRun train_on_lengths(StepShapes shapes) {
   Sequential model({layers::Input({-1}, DType::i32), layers::Embedding(10, 4, {.mask_zero = true}),
                     layers::GlobalAveragePooling1D(), layers::Dense(2)});
   model.compile({.optimizer = "adam",
-                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(true),
+                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                     losses::SparseCategoricalCrossentropyOptions{.from_logits = true}),
                  .step_shapes = shapes});
   double loss = 0;
   for (const int64_t length : {3, 5, 7, 5, 3}) {
@@ -71,7 +72,8 @@ TEST(StepShapes, IntegerWidthsShareATrace) {
                       layers::Embedding(10, 4, {.mask_zero = true}),
                       layers::GlobalAveragePooling1D(), layers::Dense(2)});
     model.compile({.optimizer = "sgd",
-                   .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(true),
+                   .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                       losses::SparseCategoricalCrossentropyOptions{.from_logits = true}),
                    .step_shapes = shapes});
     const auto [x, y] = batch_of_length(4);
     const Tensor x64 = ops::cast(x, DType::i64), y32 = ops::cast(y, DType::i32);

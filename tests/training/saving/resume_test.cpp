@@ -38,7 +38,8 @@ Sequential make_model(const std::string& optimizer = "adam") {
   Sequential model({Input({6}), Dense(16, {.activation = "relu"}), Dropout(0.3),
                     BatchNormalization(), Dense(3)});
   model.compile({.optimizer = optimizer,
-                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(true)});
+                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                     losses::SparseCategoricalCrossentropyOptions{.from_logits = true})});
   return model;
 }
 
