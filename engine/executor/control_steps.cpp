@@ -10,10 +10,10 @@
 namespace kiln::engine {
 
 // Plans the subgraphs of a cond or while_loop node for its inputs' concrete metas.
-void Plan::plan_control(size_t node) {
+void Plan::plan_control(NodeId node) {
   const GraphNode& n = graph_->nodes[node];
   std::vector<TensorMeta> in;
-  for (int k : n.inputs) in.push_back(meta_of(k));
+  for (const NodeId k : n.inputs) in.push_back(meta_of(k));
   auto plan = [&](const std::shared_ptr<const Graph>& graph, size_t begin, size_t count,
                   size_t captures_begin, size_t captures) {
     std::vector<TensorMeta> metas(in.begin() + static_cast<ptrdiff_t>(begin),
@@ -51,11 +51,11 @@ void Plan::plan_control(size_t node) {
   subplans_of_[node] = {cond_plan, body_plan};
 }
 
-Plan::ControlStep Plan::make_control(const GraphNode& n, size_t node, std::vector<Tensor> outputs) {
+Plan::ControlStep Plan::make_control(const GraphNode& n, NodeId node, std::vector<Tensor> outputs) {
   const auto [first, second] = subplans_of_[node];
   ControlStep c{n.op, {}, std::move(outputs), first, second, {}, {}, {}, {}};
   std::vector<Tensor> in;
-  for (int k : n.inputs) in.push_back(value_of(k));
+  for (const NodeId k : n.inputs) in.push_back(value_of(k));
   auto range = [&](size_t begin, size_t count) {
     return std::vector<Tensor>(in.begin() + static_cast<ptrdiff_t>(begin),
                                in.begin() + static_cast<ptrdiff_t>(begin + count));

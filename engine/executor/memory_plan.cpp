@@ -25,47 +25,46 @@ size_t aligned_bytes(const TensorMeta& meta) {
 
 void Plan::assign_buffers() {
   const Graph& g = *graph_;
-  buffer_of_.assign(g.nodes.size(), -1);
-  step_of_.assign(g.nodes.size(), -1);
-  auto add_buffer = [&](BufferKind kind, size_t node, int source) {
+  buffer_of_ = NodeMap<int>(g.nodes.size(), -1);
+  step_of_ = NodeMap<int>(g.nodes.size(), -1);
+  auto add_buffer = [&](BufferKind kind, NodeId node) -> Buffer& {
     buffer_of_[node] = static_cast<int>(buffers_.size());
-    Buffer b;
+    Buffer& b = buffers_.emplace_back();
     b.kind = kind;
     b.bytes = aligned_bytes(metas_[node]);
-    b.source = source;
-    buffers_.push_back(std::move(b));
+    return b;
   };
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const GraphNode& n = g.nodes[i];
+  for (const NodeId id : g.nodes.ids()) {
+    const GraphNode& n = g.nodes[id];
     if (n.op == OpId::placeholder) {
-      add_buffer(BufferKind::input, i, static_cast<int>(n.attrs.get_int("index")));
+      add_buffer(BufferKind::input, id).source = static_cast<int>(n.attrs.get_int("index"));
     } else if (n.op == OpId::constant) {
-      add_buffer(BufferKind::constant, i, static_cast<int>(i));
+      add_buffer(BufferKind::constant, id).node = id;
     } else if (n.op == OpId::read_variable) {
-      add_buffer(BufferKind::variable, i, static_cast<int>(i));
+      add_buffer(BufferKind::variable, id).node = id;
     } else if (is_alias(n.op)) {
-      buffer_of_[i] = buffer_of_[static_cast<size_t>(n.inputs[0])];
+      buffer_of_[id] = buffer_of_[n.inputs[0]];
     } else if (n.op == OpId::tuple_get) {
       // Written by the control-flow step of its bundle.
-      add_buffer(BufferKind::arena, i, -1);
-      buffers_.back().def = step_of_[static_cast<size_t>(n.inputs[0])];
-      buffers_.back().last_use = buffers_.back().def;
+      Buffer& b = add_buffer(BufferKind::arena, id);
+      b.def = step_of_[n.inputs[0]];
+      b.last_use = b.def;
     } else {
       const int step = static_cast<int>(step_node_.size());
-      step_node_.push_back(static_cast<int>(i));
-      step_of_[i] = step;
+      step_node_.push_back(id);
+      step_of_[id] = step;
       const bool control = n.op == OpId::cond || n.op == OpId::while_loop;
-      add_buffer(control ? BufferKind::none : BufferKind::arena, i, -1);
-      buffers_.back().def = step;
-      buffers_.back().last_use = step;
-      for (int k : n.inputs) {
-        Buffer& b = buffer_for(k);
-        b.last_use = std::max(b.last_use, step);
+      Buffer& b = add_buffer(control ? BufferKind::none : BufferKind::arena, id);
+      b.def = step;
+      b.last_use = step;
+      for (const NodeId k : n.inputs) {
+        Buffer& read = buffer_for(k);
+        read.last_use = std::max(read.last_use, step);
       }
     }
   }
   // A returned variable is read after the run, so its old value must outlive every step.
-  for (int o : g.outputs) {
+  for (const NodeId o : g.outputs) {
     Buffer& b = buffer_for(o);
     if (b.kind == BufferKind::arena) b.kind = BufferKind::output;
     b.last_use = INT_MAX;
@@ -78,16 +77,16 @@ void Plan::assign_buffers() {
 // one buffer.
 void Plan::merge_in_place() {
   const Graph& g = *graph_;
-  in_place_of_.assign(g.nodes.size(), -1);
+  in_place_of_ = NodeMap<NodeId>(g.nodes.size());
   for (size_t s = 0; s < step_node_.size(); ++s) {
-    const auto node = static_cast<size_t>(step_node_[s]);
+    const NodeId node = step_node_[s];
     const GraphNode& n = g.nodes[node];
     const int out = buffer_of_[node];
     if (!reads_each_element_first(n.op) ||
         buffers_[static_cast<size_t>(out)].kind != BufferKind::arena)
       continue;
-    for (int k : n.inputs) {
-      const int in = buffer_of_[static_cast<size_t>(k)];
+    for (const NodeId k : n.inputs) {
+      const int in = buffer_of_[k];
       Buffer& b = buffers_[static_cast<size_t>(in)];
       const TensorMeta& m = meta_of(k);
       if (in == out || b.kind != BufferKind::arena || b.last_use != static_cast<int>(s) ||
@@ -113,10 +112,10 @@ void Plan::assign_in_place() {
   const Graph& g = *graph_;
   // The last step reading each variable's old value (through any of its read_variable nodes).
   std::map<const VariableState*, int> last_read;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op != OpId::read_variable) continue;
-    int& last = last_read.try_emplace(g.variable(static_cast<int>(i)).get(), -1).first->second;
-    last = std::max(last, buffers_[static_cast<size_t>(buffer_of_[i])].last_use);
+  for (const NodeId id : g.nodes.ids()) {
+    if (g.nodes[id].op != OpId::read_variable) continue;
+    int& last = last_read.try_emplace(g.variable(id).get(), -1).first->second;
+    last = std::max(last, buffer_for(id).last_use);
   }
   for (size_t k = 0; k < g.assignments.size(); ++k) {
     const Assignment& a = g.assignments[k];
@@ -124,7 +123,7 @@ void Plan::assign_in_place() {
     if (value.kind != BufferKind::arena) continue;
     const auto read = last_read.find(a.variable.get());
     const int last = read == last_read.end() ? -1 : read->second;
-    const OpId writer = g.nodes[static_cast<size_t>(step_node_[static_cast<size_t>(value.def)])].op;
+    const OpId writer = g.nodes[step_node_[static_cast<size_t>(value.def)]].op;
     if (last > value.def || (last == value.def && !reads_each_element_first(writer))) continue;
     value.kind = BufferKind::assigned;
     value.source = static_cast<int>(k);
@@ -168,14 +167,14 @@ void Plan::place_in_arena() {
 std::string Plan::plan_text() const {
   const Graph& g = *graph_;
   std::ostringstream out;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const GraphNode& n = g.nodes[i];
-    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[i])];
-    out << '%' << i << ": " << describe(metas_[i]) << ' ' << op_def(n.op).name << " -> ";
+  for (const NodeId id : g.nodes.ids()) {
+    const GraphNode& n = g.nodes[id];
+    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[id])];
+    out << '%' << id << ": " << describe(metas_[id]) << ' ' << op_def(n.op).name << " -> ";
     if (is_alias(n.op)) {
       out << "view of %" << n.inputs[0];
-    } else if (!in_place_of_.empty() && in_place_of_[i] >= 0) {
-      out << "in place over %" << in_place_of_[i];
+    } else if (!in_place_of_.empty() && in_place_of_[id].valid()) {
+      out << "in place over %" << in_place_of_[id];
     } else {
       switch (b.kind) {
         case BufferKind::arena:
@@ -188,7 +187,7 @@ std::string Plan::plan_text() const {
           out << "argument " << b.source;
           break;
         case BufferKind::variable:
-          out << "variable '" << g.variable(b.source)->name << '\'';
+          out << "variable '" << g.variable(b.node)->name << '\'';
           break;
         case BufferKind::assigned:
           out << "assigned in place to variable '"

@@ -41,34 +41,34 @@ Plan::~Plan() = default;
 
 void Plan::infer_metas(std::span<const TensorMeta> input_metas) {
   const Graph& g = *graph_;
-  subplans_of_.assign(g.nodes.size(), {nullptr, nullptr});
+  subplans_of_ = NodeMap<std::pair<Plan*, Plan*>>(g.nodes.size(), {nullptr, nullptr});
   KILN_CHECK(static_cast<int>(input_metas.size()) == g.num_inputs, "graph takes ", g.num_inputs,
              " inputs, got ", input_metas.size());
   metas_.reserve(g.nodes.size());
   std::vector<TensorMeta> in;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const GraphNode& n = g.nodes[i];
+  for (const NodeId id : g.nodes.ids()) {
+    const GraphNode& n = g.nodes[id];
     switch (n.op) {
       case OpId::placeholder:
         metas_.push_back(input_metas[static_cast<size_t>(n.attrs.get_int("index"))]);
         break;
       case OpId::constant:
-        metas_.push_back(g.constant(static_cast<int>(i)).value.meta());
+        metas_.push_back(g.constant(id).value.meta());
         break;
       case OpId::read_variable:
-        metas_.push_back(g.variable(static_cast<int>(i))->value.meta());
+        metas_.push_back(g.variable(id)->value.meta());
         break;
       case OpId::cond:
       case OpId::while_loop:
         metas_.push_back(n.meta);
-        plan_control(i);
+        plan_control(id);
         break;
       case OpId::tuple_get: {
-        const auto bundle = static_cast<size_t>(n.inputs[0]);
+        const NodeId bundle = n.inputs[0];
         const GraphNode& op = g.nodes[bundle];
         if (op_def(op.op).num_outputs > 1) {
           in.clear();
-          for (int k : op.inputs) in.push_back(meta_of(k));
+          for (const NodeId k : op.inputs) in.push_back(meta_of(k));
           metas_.push_back(infer_output_metas(
               op.op, in, op.attrs)[static_cast<size_t>(n.attrs.get_int("index"))]);
           break;
@@ -81,11 +81,11 @@ void Plan::infer_metas(std::span<const TensorMeta> input_metas) {
       }
       default:
         in.clear();
-        for (int k : n.inputs) in.push_back(meta_of(k));
+        for (const NodeId k : n.inputs) in.push_back(meta_of(k));
         try {
           metas_.push_back(infer_meta(n.op, in, n.attrs));
         } catch (const ShapeError& e) {
-          throw ShapeError(detail::concat("graph node %", i, ": ", e.what()));
+          throw ShapeError(detail::concat("graph node %", id, ": ", e.what()));
         }
     }
   }
@@ -93,7 +93,7 @@ void Plan::infer_metas(std::span<const TensorMeta> input_metas) {
 
 std::vector<TensorMeta> Plan::output_metas() const {
   std::vector<TensorMeta> out;
-  for (int o : graph_->outputs) out.push_back(meta_of(o));
+  for (const NodeId o : graph_->outputs) out.push_back(meta_of(o));
   return out;
 }
 
@@ -101,45 +101,44 @@ void Plan::make_steps() {
   const Graph& g = *graph_;
   for (const TensorMeta& m : metas_) device_ = m.device;
   if (!options_.arena) arena_ = Storage::allocate(device_, std::max<size_t>(stats_.arena_bytes, 1));
-  values_.resize(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op == OpId::constant) {
-      values_[i] = g.constant(static_cast<int>(i)).value;
+  values_ = NodeMap<Tensor>(g.nodes.size());
+  for (const NodeId id : g.nodes.ids()) {
+    if (g.nodes[id].op == OpId::constant) {
+      values_[id] = g.constant(id).value;
       continue;
     }
     auto impl = std::make_shared<TensorImpl>();
-    impl->meta = metas_[i];
-    Buffer& b = buffers_[static_cast<size_t>(buffer_of_[i])];
+    impl->meta = metas_[id];
+    Buffer& b = buffer_for(id);
     if (b.kind == BufferKind::arena) {
       impl->storage = arena_;
       impl->offset = b.offset;
       if (options_.arena) arena_bound_.push_back(impl.get());
     } else if (b.kind == BufferKind::constant) {
       // A view of a captured tensor: passes after constant folding may reshape one.
-      const TensorImpl& captured = *value_of(b.source).impl();
+      const TensorImpl& captured = *value_of(b.node).impl();
       impl->storage = captured.storage;
       impl->offset = captured.offset;
     } else {
       b.bound.push_back(impl.get());
     }
-    values_[i] = Tensor(std::move(impl));
+    values_[id] = Tensor(std::move(impl));
   }
-  std::vector<std::vector<Tensor>> bundle_values(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (g.nodes[i].op != OpId::tuple_get) continue;
-    auto& values = bundle_values[static_cast<size_t>(g.nodes[i].inputs[0])];
-    const auto index = static_cast<size_t>(g.nodes[i].attrs.get_int("index"));
+  NodeMap<std::vector<Tensor>> bundle_values(g.nodes.size());
+  for (const NodeId id : g.nodes.ids()) {
+    if (g.nodes[id].op != OpId::tuple_get) continue;
+    auto& values = bundle_values[g.nodes[id].inputs[0]];
+    const auto index = static_cast<size_t>(g.nodes[id].attrs.get_int("index"));
     if (values.size() <= index) values.resize(index + 1);
-    values[index] = values_[i];
+    values[index] = values_[id];
   }
-  for (int node : step_node_) {
-    const GraphNode& n = g.nodes[static_cast<size_t>(node)];
+  for (const NodeId node : step_node_) {
+    const GraphNode& n = g.nodes[node];
     const TensorMeta& meta = meta_of(node);
     if (n.op == OpId::cond || n.op == OpId::while_loop) {
       steps_.push_back(
           Step{nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size()), nullptr});
-      controls_.push_back(make_control(n, static_cast<size_t>(node),
-                                       std::move(bundle_values[static_cast<size_t>(node)])));
+      controls_.push_back(make_control(n, node, std::move(bundle_values[node])));
       continue;
     }
     if (meta.shape.numel() == 0) continue;
@@ -147,9 +146,8 @@ void Plan::make_steps() {
     KILN_CHECK(fn != nullptr, "graph node %", node, ": kiln::ops::", op_def(n.op).name,
                " has no kernel for device ", meta.device);
     Step step{fn, {}, value_of(node), &n.attrs, n.payload.get()};
-    for (int k : n.inputs) step.inputs.push_back(value_of(k));
-    if (op_def(n.op).num_outputs > 1)
-      step.more_outputs = more_outputs_of(n, bundle_values[static_cast<size_t>(node)]);
+    for (const NodeId k : n.inputs) step.inputs.push_back(value_of(k));
+    if (op_def(n.op).num_outputs > 1) step.more_outputs = more_outputs_of(n, bundle_values[node]);
     // Kernels with per-shape state (oneDNN primitives) build it now, from metas alone.
     if (const PrepareFn prepare = op_def(n.op).prepare[static_cast<size_t>(meta.device.type)])
       step.prepared = prepare(context(step));
@@ -158,8 +156,8 @@ void Plan::make_steps() {
   stats_.kernel_steps = static_cast<int>(steps_.size());
   // An output whose buffer no earlier output took is computed straight into the caller's tensor.
   std::vector<int> taken;
-  for (int o : g.outputs) {
-    const int b = buffer_of_[static_cast<size_t>(o)];
+  for (const NodeId o : g.outputs) {
+    const int b = buffer_of_[o];
     const bool direct = buffers_[static_cast<size_t>(b)].kind == BufferKind::output &&
                         std::find(taken.begin(), taken.end(), b) == taken.end();
     direct_output_.push_back(direct);
@@ -185,7 +183,7 @@ void Plan::unbind() {
 std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
   std::vector<Tensor> outputs;
   outputs.reserve(graph_->outputs.size());
-  for (int o : graph_->outputs) {
+  for (const NodeId o : graph_->outputs) {
     const TensorMeta& m = meta_of(o);
     outputs.push_back(Tensor::empty(m.shape, m.dtype, m.device));
   }
@@ -211,8 +209,8 @@ void Plan::run_step(const Step& s) {
 void Plan::run_steps_profiled() {
   const Graph& g = *graph_;
   if (profile_labels_.empty()) {
-    for (int node : step_node_) {
-      const GraphNode& n = g.nodes[static_cast<size_t>(node)];
+    for (const NodeId node : step_node_) {
+      const GraphNode& n = g.nodes[node];
       std::ostringstream label;
       label << op_def(n.op).name << '(';
       for (size_t k = 0; k < n.inputs.size(); ++k)
@@ -255,11 +253,11 @@ void Plan::run_into(std::span<const Tensor> inputs, std::span<const Tensor> outp
       const TensorImpl& arg = *inputs[static_cast<size_t>(b.source)].impl();
       bind(b, arg.storage, arg.offset);
     } else if (b.kind == BufferKind::variable) {
-      const auto variable = g.variable(b.source);
+      const auto variable = g.variable(b.node);
       const Tensor& value = variable->value;
-      KILN_CHECK(value.meta().shape == meta_of(b.source).shape, "variable '", variable->name,
+      KILN_CHECK(value.meta().shape == meta_of(b.node).shape, "variable '", variable->name,
                  "' is now ", describe(value.meta()), " but the graph was planned for ",
-                 describe(meta_of(b.source)));
+                 describe(meta_of(b.node)));
       bind(b, value.impl()->storage, value.impl()->offset);
     } else if (b.kind == BufferKind::assigned) {
       // The assignment's value has the variable's meta (checked when it was recorded).
@@ -289,7 +287,7 @@ void Plan::run_into(std::span<const Tensor> inputs, std::span<const Tensor> outp
   };
   for (size_t k = 0; k < g.assignments.size(); ++k) {
     if (in_place(k)) continue;
-    const int value = g.assignments[k].value;
+    const NodeId value = g.assignments[k].value;
     const Buffer& b = buffer_for(value);
     const Tensor& v = value_of(value);
     const bool owned = b.kind == BufferKind::arena || b.kind == BufferKind::output ||

@@ -57,7 +57,6 @@ class Plan {
   // must not alias the inputs): control flow runs its subgraphs this way, allocation-free.
   void run_into(std::span<const Tensor> inputs, std::span<const Tensor> outputs);
 
-  const std::vector<TensorMeta>& metas() const { return metas_; }  // per node, concrete
   std::vector<TensorMeta> output_metas() const;
   const PlanStats& stats() const { return stats_; }
   // One line per node: where its value lives ("arena [0, 256)", "in place over %2", "argument
@@ -91,10 +90,10 @@ class Plan {
     std::vector<Tensor> vars[2];  // while_loop: the body's two output buffers
     Tensor flag;                  // while_loop: the condition's result
   };
-  ControlStep make_control(const GraphNode& n, size_t node, std::vector<Tensor> outputs);
+  ControlStep make_control(const GraphNode& n, NodeId node, std::vector<Tensor> outputs);
 
   void infer_metas(std::span<const TensorMeta> input_metas);
-  void plan_control(size_t node);
+  void plan_control(NodeId node);
   void run_control(const ControlStep& step);
   void assign_buffers();
   void merge_in_place();
@@ -106,27 +105,26 @@ class Plan {
   void run_steps_profiled();
   void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);
   void unbind();
-  // The per-node tables read by node id (an int, as graph nodes name their inputs).
-  Buffer& buffer_for(int node);  // plan_buffer.h
-  const TensorMeta& meta_of(int node) const { return metas_[static_cast<size_t>(node)]; }
-  const Tensor& value_of(int node) const { return values_[static_cast<size_t>(node)]; }
+  Buffer& buffer_for(NodeId node);  // plan_buffer.h
+  const TensorMeta& meta_of(NodeId node) const { return metas_[node]; }
+  const Tensor& value_of(NodeId node) const { return values_[node]; }
 
   std::shared_ptr<const Graph> graph_;
   PlanOptions options_;
-  std::vector<TensorMeta> metas_;
-  std::vector<int> buffer_of_;       // per node
-  std::vector<int> in_place_of_;     // per node: the input it overwrites, or -1
+  NodeMap<TensorMeta> metas_;        // concrete
+  NodeMap<int> buffer_of_;           // index into buffers_
+  NodeMap<NodeId> in_place_of_;      // the input it overwrites, if any
   std::vector<bool> direct_output_;  // per output: its buffer is bound to the caller's tensor
   std::vector<Tensor> assignment_sources_;
   std::vector<Buffer> buffers_;
-  std::vector<Tensor> values_;  // per node: the handle kernels read and write
+  NodeMap<Tensor> values_;  // the handle kernels read and write
   std::vector<Step> steps_;
   std::vector<ControlStep> controls_;
   std::vector<std::unique_ptr<Plan>> subplans_;
-  std::vector<std::pair<Plan*, Plan*>> subplans_of_;  // per node
-  std::vector<int> step_of_;                          // per node, -1 if none
-  std::vector<int> step_node_;                        // per step
-  std::vector<std::string> profile_labels_;           // per step, made when profiled
+  NodeMap<std::pair<Plan*, Plan*>> subplans_of_;
+  NodeMap<int> step_of_;                     // -1 if none
+  std::vector<NodeId> step_node_;            // per step
+  std::vector<std::string> profile_labels_;  // per step, made when profiled
   Device device_;
   std::shared_ptr<Storage> arena_;        // the plan's own, without a shared arena
   std::vector<TensorImpl*> arena_bound_;  // with one: handles re-pointed at it per run

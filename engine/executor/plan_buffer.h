@@ -23,16 +23,16 @@ enum class BufferKind : uint8_t {
 struct Plan::Buffer {
   BufferKind kind = BufferKind::arena;
   size_t bytes = 0;
-  int source = -1;    // input: argument index; variable: the read_variable node; assigned: the
-                      // assignment; constant: the constant node
-  int def = -1;       // the step writing it
-  int last_use = -1;  // the last step reading it
-  size_t offset = 0;  // arena
+  int source = -1;                 // input: argument index; assigned: the assignment
+  NodeId node;                     // variable: the read_variable node; constant: the constant node
+  int def = -1;                    // the step writing it
+  int last_use = -1;               // the last step reading it
+  size_t offset = 0;               // arena
   std::vector<TensorImpl*> bound;  // handles re-pointed when the buffer is bound
 };
 
-inline Plan::Buffer& Plan::buffer_for(int node) {
-  return buffers_[static_cast<size_t>(buffer_of_[static_cast<size_t>(node)])];
+inline Plan::Buffer& Plan::buffer_for(NodeId node) {
+  return buffers_[static_cast<size_t>(buffer_of_[node])];
 }
 
 }  // namespace kiln::engine

@@ -53,7 +53,7 @@ std::string Trace::signature(const std::string& name) const {
   if (graph == nullptr) return out.str();
   out << " -> (";
   for (size_t i = 0; i < graph->outputs.size(); ++i)
-    out << (i ? ", " : "") << describe(graph->nodes[static_cast<size_t>(graph->outputs[i])].meta);
+    out << (i ? ", " : "") << describe(graph->node(graph->outputs[i]).meta);
   out << ')';
   return out.str();
 }

@@ -47,7 +47,7 @@ class Builder {
   }
 
   // Post-order over the recorded nodes without recursion (traced graphs can be very deep).
-  int add(const Tensor& root) {
+  NodeId add(const Tensor& root) {
     if (auto it = ids_.find(key(root)); it != ids_.end()) return it->second;
     std::vector<std::pair<Tensor, size_t>> stack{{root, 0}};
     while (!stack.empty()) {
@@ -84,8 +84,7 @@ class Builder {
       n.payload = node.payload;
       for (const Tensor& in : node.inputs) n.inputs.push_back(ids_.at(key(in)));
     }
-    ids_.emplace(key(t), static_cast<int>(graph_.nodes.size()));
-    graph_.nodes.push_back(std::move(n));
+    ids_.emplace(key(t), graph_.nodes.push_back(std::move(n)));
   }
 
   const TraceRecord& record_;
@@ -93,7 +92,7 @@ class Builder {
   std::vector<Tensor>* captures_;
   size_t captured_ = 0;
   Graph graph_;
-  std::unordered_map<const void*, int> ids_;
+  std::unordered_map<const void*, NodeId> ids_;
 };
 
 }  // namespace

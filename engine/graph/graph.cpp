@@ -21,29 +21,29 @@ std::string ConstantPayload::describe() const {
   return detail::concat('<', kiln::describe(value.meta()), '>');
 }
 
-const ConstantPayload& Graph::constant(int id) const {
-  return static_cast<const ConstantPayload&>(*nodes[static_cast<size_t>(id)].payload);
+const ConstantPayload& Graph::constant(NodeId id) const {
+  return static_cast<const ConstantPayload&>(*nodes[id].payload);
 }
 
-bool Graph::is_constant_of(int id, double value) const {
+bool Graph::is_constant_of(NodeId id, double value) const {
   if (node(id).op != OpId::constant) return false;
   const std::vector<double> values = constant(id).value.to_vector<double>();
   return std::all_of(values.begin(), values.end(), [value](double v) { return v == value; });
 }
 
-std::shared_ptr<VariableState> Graph::variable(int id) const {
+std::shared_ptr<VariableState> Graph::variable(NodeId id) const {
   // read_variable nodes hold the variable's own shared state as payload; the graph writes it
   // through assignments, so the const on the payload is dropped here on purpose.
   return std::static_pointer_cast<VariableState>(
-      std::const_pointer_cast<NodePayload>(nodes[static_cast<size_t>(id)].payload));
+      std::const_pointer_cast<NodePayload>(nodes[id].payload));
 }
 
 namespace {
 
-std::string node_line(const Graph& g, size_t i) {
-  const GraphNode& n = g.nodes[i];
+std::string node_line(const Graph& g, NodeId id) {
+  const GraphNode& n = g.nodes[id];
   std::ostringstream out;
-  out << '%' << i << ": " << describe(n.meta) << " = " << op_def(n.op).name << '(';
+  out << '%' << id << ": " << describe(n.meta) << " = " << op_def(n.op).name << '(';
   for (size_t k = 0; k < n.inputs.size(); ++k) out << (k ? ", " : "") << '%' << n.inputs[k];
   out << ')';
   if (!n.attrs.empty()) out << " {" << n.attrs.to_string() << '}';
@@ -55,7 +55,7 @@ std::string node_line(const Graph& g, size_t i) {
 
 std::string to_text(const Graph& g) {
   std::ostringstream out;
-  for (size_t i = 0; i < g.nodes.size(); ++i) out << node_line(g, i) << '\n';
+  for (const NodeId id : g.nodes.ids()) out << node_line(g, id) << '\n';
   for (const Assignment& a : g.assignments)
     out << "assign '" << a.variable->name << "' = %" << a.value << '\n';
   out << "return (";
@@ -80,16 +80,16 @@ std::string dot_escape(const std::string& s) {
 std::string to_dot(const Graph& g, const std::string& name) {
   std::ostringstream out;
   out << "digraph \"" << dot_escape(name) << "\" {\n  node [shape=box, fontname=monospace];\n";
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    const GraphNode& n = g.nodes[i];
+  for (const NodeId id : g.nodes.ids()) {
+    const GraphNode& n = g.nodes[id];
     std::ostringstream label;
-    label << '%' << i << ' ' << op_def(n.op).name;
+    label << '%' << id << ' ' << op_def(n.op).name;
     if (!n.attrs.empty()) label << "\\n" << dot_escape(n.attrs.to_string());
     if (n.payload) label << "\\n" << dot_escape(n.payload->describe());
     label << "\\n" << dot_escape(describe(n.meta));
     const char* style = Graph::is_boundary(n.op) ? ", style=rounded" : "";
-    out << "  n" << i << " [label=\"" << label.str() << "\"" << style << "];\n";
-    for (int in : n.inputs) out << "  n" << in << " -> n" << i << ";\n";
+    out << "  n" << id << " [label=\"" << label.str() << "\"" << style << "];\n";
+    for (const NodeId in : n.inputs) out << "  n" << in << " -> n" << id << ";\n";
   }
   for (size_t k = 0; k < g.outputs.size(); ++k)
     out << "  out" << k << " [label=\"output " << k << "\", shape=oval];\n  n" << g.outputs[k]
@@ -101,44 +101,49 @@ std::string to_dot(const Graph& g, const std::string& name) {
   return out.str();
 }
 
-std::vector<int> use_counts(const Graph& g) {
-  std::vector<int> uses(g.nodes.size(), 0);
+NodeMap<int> use_counts(const Graph& g) {
+  NodeMap<int> uses(g.nodes.size(), 0);
   for (const GraphNode& n : g.nodes)
-    for (int in : n.inputs) ++uses[static_cast<size_t>(in)];
-  for (int o : g.outputs) ++uses[static_cast<size_t>(o)];
-  for (const Assignment& a : g.assignments) ++uses[static_cast<size_t>(a.value)];
+    for (const NodeId in : n.inputs) ++uses[in];
+  for (const NodeId o : g.outputs) ++uses[o];
+  for (const Assignment& a : g.assignments) ++uses[a.value];
   return uses;
 }
 
-Graph compact(const Graph& g, const std::vector<bool>& keep) {
-  std::vector<int> new_id(g.nodes.size(), -1);
+Graph compact(const Graph& g, const NodeMap<bool>& keep) {
+  NodeMap<NodeId> new_id(g.nodes.size());
   Graph out;
   out.num_inputs = g.num_inputs;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (!keep[i]) continue;
-    GraphNode n = g.nodes[i];
-    for (int& in : n.inputs) {
-      in = new_id[static_cast<size_t>(in)];
-      KILN_CHECK(in >= 0, "graph compaction dropped an input of %", i);
+  for (const NodeId id : g.nodes.ids()) {
+    if (!keep[id]) continue;
+    GraphNode n = g.nodes[id];
+    for (NodeId& in : n.inputs) {
+      in = new_id[in];
+      KILN_CHECK(in.valid(), "graph compaction dropped an input of %", id);
     }
-    new_id[i] = static_cast<int>(out.nodes.size());
-    out.nodes.push_back(std::move(n));
+    new_id[id] = out.nodes.push_back(std::move(n));
   }
-  for (int o : g.outputs) out.outputs.push_back(new_id[static_cast<size_t>(o)]);
+  for (const NodeId o : g.outputs) out.outputs.push_back(new_id[o]);
   for (const Assignment& a : g.assignments)
-    out.assignments.push_back({a.variable, new_id[static_cast<size_t>(a.value)]});
+    out.assignments.push_back({a.variable, new_id[a.value]});
   return out;
 }
 
-void replace_uses(Graph& g, const std::vector<int>& replacement) {
-  auto resolve = [&](int id) {
-    while (replacement[static_cast<size_t>(id)] != id) id = replacement[static_cast<size_t>(id)];
+void replace_uses(Graph& g, const NodeMap<NodeId>& replacement) {
+  auto resolve = [&](NodeId id) {
+    while (replacement[id] != id) id = replacement[id];
     return id;
   };
   for (GraphNode& n : g.nodes)
-    for (int& in : n.inputs) in = resolve(in);
-  for (int& o : g.outputs) o = resolve(o);
+    for (NodeId& in : n.inputs) in = resolve(in);
+  for (NodeId& o : g.outputs) o = resolve(o);
   for (Assignment& a : g.assignments) a.value = resolve(a.value);
+}
+
+NodeMap<NodeId> identity_replacement(const Graph& g) {
+  NodeMap<NodeId> replacement(g.nodes.size());
+  for (const NodeId id : g.nodes.ids()) replacement[id] = id;
+  return replacement;
 }
 
 }  // namespace kiln::engine

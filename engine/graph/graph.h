@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/engine/graph/node_id.h"
 #include "kiln/framework/graph/node.h"
 #include "kiln/framework/ops/attrs.h"
 #include "kiln/framework/ops/op_list.h"
@@ -17,8 +18,8 @@ namespace kiln::engine {
 struct GraphNode {
   OpId op;
   Attrs attrs;
-  std::vector<int> inputs;  // ids of earlier nodes
-  TensorMeta meta;          // as traced: dims may be unknown
+  std::vector<NodeId> inputs;  // earlier nodes
+  TensorMeta meta;             // as traced: dims may be unknown
   // placeholder: none (attr "index"); constant: ConstantPayload; read_variable: VariableState.
   std::shared_ptr<const NodePayload> payload;
 };
@@ -33,12 +34,12 @@ struct ConstantPayload : NodePayload {
 // The variable takes the value of node `value` after the graph has run.
 struct Assignment {
   std::shared_ptr<VariableState> variable;
-  int value;
+  NodeId value;
 };
 
 struct Graph {
-  std::vector<GraphNode> nodes;
-  std::vector<int> outputs;
+  NodeMap<GraphNode> nodes;
+  std::vector<NodeId> outputs;
   std::vector<Assignment> assignments;
   int num_inputs = 0;  // placeholders carry attr "index" in [0, num_inputs)
 
@@ -47,11 +48,11 @@ struct Graph {
     return op == OpId::placeholder || op == OpId::constant || op == OpId::read_variable;
   }
   // Node `id` (the value %id), for passes that follow inputs by id.
-  const GraphNode& node(int id) const { return nodes[static_cast<size_t>(id)]; }
-  const ConstantPayload& constant(int id) const;
+  const GraphNode& node(NodeId id) const { return nodes[id]; }
+  const ConstantPayload& constant(NodeId id) const;
   // Whether node `id` is a constant whose every element is exactly `value`.
-  bool is_constant_of(int id, double value) const;
-  std::shared_ptr<VariableState> variable(int id) const;
+  bool is_constant_of(NodeId id, double value) const;
+  std::shared_ptr<VariableState> variable(NodeId id) const;
 };
 
 // Builds a node list like `%3: float32[?, 1] = matmul(%0, %1) {transpose_a=false}`; passes'
@@ -61,13 +62,16 @@ std::string to_text(const Graph& graph);
 std::string to_dot(const Graph& graph, const std::string& name = "graph");
 
 // Number of uses of every node (inputs, outputs and assignments).
-std::vector<int> use_counts(const Graph& graph);
+NodeMap<int> use_counts(const Graph& graph);
 
 // Keeps the nodes with keep[i] (their inputs must be kept too) and renumbers all references.
-Graph compact(const Graph& graph, const std::vector<bool>& keep);
+Graph compact(const Graph& graph, const NodeMap<bool>& keep);
 
 // Every use of node i is redirected to replacement[i] (replacement[i] == i for no change);
 // chains resolve. Nodes left unused stay until dead-code elimination.
-void replace_uses(Graph& graph, const std::vector<int>& replacement);
+void replace_uses(Graph& graph, const NodeMap<NodeId>& replacement);
+
+// replacement for replace_uses: every node kept.
+NodeMap<NodeId> identity_replacement(const Graph& graph);
 
 }  // namespace kiln::engine

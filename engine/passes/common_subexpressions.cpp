@@ -2,7 +2,6 @@
 // attrs, inputs and payload, or an equal small constant) is replaced by the earlier one.
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <unordered_map>
 
 #include "kiln/engine/passes/passes.h"
@@ -23,9 +22,9 @@ bool equal_small_constants(const Tensor& a, const Tensor& b) {
   return std::memcmp(host_a.raw_data(), host_b.raw_data(), host_a.nbytes()) == 0;
 }
 
-bool computes_same(const Graph& g, int a, int b) {
-  const GraphNode& x = g.nodes[static_cast<size_t>(a)];
-  const GraphNode& y = g.nodes[static_cast<size_t>(b)];
+bool computes_same(const Graph& g, NodeId a, NodeId b) {
+  const GraphNode& x = g.nodes[a];
+  const GraphNode& y = g.nodes[b];
   // Placeholders are distinct arguments even when their values happen to be equal.
   if (x.op != y.op || x.op == OpId::placeholder) return false;
   if (x.op == OpId::constant && x.payload != y.payload)
@@ -38,7 +37,7 @@ size_t node_hash(const GraphNode& n) {
   size_t h = static_cast<size_t>(n.op);
   auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(n.attrs.hash());
-  for (int in : n.inputs) mix(static_cast<size_t>(in));
+  for (const NodeId in : n.inputs) mix(in.index());
   return h;
 }
 
@@ -46,19 +45,17 @@ size_t node_hash(const GraphNode& n) {
 
 Graph eliminate_common_subexpressions(const Graph& graph) {
   Graph g = graph;
-  std::vector<int> replacement(g.nodes.size());
-  std::iota(replacement.begin(), replacement.end(), 0);
-  std::unordered_multimap<size_t, int> earlier;  // node hash -> nodes kept so far
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
+  NodeMap<NodeId> replacement = identity_replacement(g);
+  std::unordered_multimap<size_t, NodeId> earlier;  // node hash -> nodes kept so far
+  for (const NodeId id : g.nodes.ids()) {
     // Inputs first: nodes over merged inputs then hash and compare equal.
-    for (int& in : g.nodes[i].inputs) in = replacement[static_cast<size_t>(in)];
-    const int id = static_cast<int>(i);
-    const size_t h = node_hash(g.nodes[i]);
+    for (NodeId& in : g.nodes[id].inputs) in = replacement[in];
+    const size_t h = node_hash(g.nodes[id]);
     const auto [begin, end] = earlier.equal_range(h);
     const auto same =
         std::find_if(begin, end, [&](const auto& e) { return computes_same(g, e.second, id); });
     if (same != end)
-      replacement[i] = same->second;
+      replacement[id] = same->second;
     else
       earlier.emplace(h, id);
   }

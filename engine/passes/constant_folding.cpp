@@ -27,14 +27,14 @@ bool foldable(const Graph& g, const GraphNode& n) {
   const int64_t numel = n.meta.shape.numel();
   if (numel < 0 || numel > kMaxFoldedElements) return false;
   return std::all_of(n.inputs.begin(), n.inputs.end(),
-                     [&](int in) { return g.nodes[static_cast<size_t>(in)].op == OpId::constant; });
+                     [&](NodeId in) { return g.nodes[in].op == OpId::constant; });
 }
 
 // size_of reads only its input's shape: where the traced dims it counts are known (no unknown
 // batch), it is a constant whatever the input's values (a mean's divisor, say).
 std::optional<Tensor> known_size(const Graph& g, const GraphNode& n) {
   if (n.op != OpId::size_of) return std::nullopt;
-  const Shape& shape = g.nodes[static_cast<size_t>(n.inputs[0])].meta.shape;
+  const Shape& shape = g.nodes[n.inputs[0]].meta.shape;
   std::vector<int64_t> axes = n.attrs.get_ints("axes");
   if (axes.empty())
     for (int64_t a = 0; a < shape.rank(); ++a) axes.push_back(a);
@@ -53,15 +53,15 @@ Graph fold_constants(const Graph& graph) {
   Graph g = graph;
   NoGradGuard no_grad;
   // In order, so a folded node counts as a constant for the nodes after it.
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    GraphNode& n = g.nodes[i];
+  for (const NodeId id : g.nodes.ids()) {
+    GraphNode& n = g.nodes[id];
     if (const std::optional<Tensor> size = known_size(g, n)) {
       n = GraphNode{OpId::constant, {}, {}, size->meta(), std::make_shared<ConstantPayload>(*size)};
       continue;
     }
     if (!foldable(g, n)) continue;
     std::vector<Tensor> inputs;
-    for (int in : n.inputs) inputs.push_back(g.constant(in).value);
+    for (const NodeId in : n.inputs) inputs.push_back(g.constant(in).value);
     Tensor value = apply(n.op, std::move(inputs), n.attrs);
     if (value.meta() != n.meta) continue;
     n = GraphNode{OpId::constant, {}, {}, value.meta(), std::make_shared<ConstantPayload>(value)};

@@ -4,13 +4,14 @@ namespace kiln::engine {
 
 // Keeps what outputs and assignments need, and every placeholder (arguments bind by position).
 Graph eliminate_dead_code(const Graph& g) {
-  std::vector<bool> keep(g.nodes.size(), false);
-  for (int o : g.outputs) keep[static_cast<size_t>(o)] = true;
-  for (const Assignment& a : g.assignments) keep[static_cast<size_t>(a.value)] = true;
+  NodeMap<bool> keep(g.nodes.size(), false);
+  for (const NodeId o : g.outputs) keep[o] = true;
+  for (const Assignment& a : g.assignments) keep[a.value] = true;
   for (size_t i = g.nodes.size(); i-- > 0;) {
-    if (g.nodes[i].op == OpId::placeholder) keep[i] = true;
-    if (!keep[i]) continue;
-    for (int in : g.nodes[i].inputs) keep[static_cast<size_t>(in)] = true;
+    const NodeId id(i);
+    if (g.nodes[id].op == OpId::placeholder) keep[id] = true;
+    if (!keep[id]) continue;
+    for (const NodeId in : g.nodes[id].inputs) keep[in] = true;
   }
   return compact(g, keep);
 }

@@ -31,37 +31,37 @@ std::optional<DType> compute_dtype_of(const Graph& g, const GraphNode& n) {
     return d == compute;
   };
   if (!fits(n.meta.dtype)) return std::nullopt;
-  for (int in : n.inputs)
-    if (!fits(g.nodes[static_cast<size_t>(in)].meta.dtype)) return std::nullopt;
+  for (const NodeId in : n.inputs)
+    if (!fits(g.nodes[in].meta.dtype)) return std::nullopt;
   return compute;
 }
 
 // The fused node computing `members` (ascending ids, the root last) from their inputs outside
 // the group.
-GraphNode fused_node(const Graph& g, const std::vector<int>& members, DType compute) {
-  auto in_group = [&](int id) { return std::binary_search(members.begin(), members.end(), id); };
-  std::vector<int> external;
-  for (int m : members)
-    for (int in : g.nodes[static_cast<size_t>(m)].inputs)
+GraphNode fused_node(const Graph& g, const std::vector<NodeId>& members, DType compute) {
+  auto in_group = [&](NodeId id) { return std::binary_search(members.begin(), members.end(), id); };
+  std::vector<NodeId> external;
+  for (const NodeId m : members)
+    for (const NodeId in : g.nodes[m].inputs)
       if (!in_group(in) && std::find(external.begin(), external.end(), in) == external.end())
         external.push_back(in);
 
   auto program = std::make_shared<FusedProgram>();
   program->num_inputs = static_cast<int>(external.size());
   program->compute_dtype = compute == DType::boolean ? DType::f32 : compute;
-  auto reg = [&](int id) {
+  auto reg = [&](NodeId id) {
     const auto e = std::find(external.begin(), external.end(), id);
     if (e != external.end()) return static_cast<int>(e - external.begin());
     return program->num_inputs +
            static_cast<int>(std::lower_bound(members.begin(), members.end(), id) - members.begin());
   };
-  for (int m : members) {
-    const GraphNode& n = g.nodes[static_cast<size_t>(m)];
+  for (const NodeId m : members) {
+    const GraphNode& n = g.nodes[m];
     FusedProgram::Instruction ins{n.op, n.attrs, {}};
-    for (int in : n.inputs) ins.operands.push_back(reg(in));
+    for (const NodeId in : n.inputs) ins.operands.push_back(reg(in));
     program->instructions.push_back(std::move(ins));
   }
-  const GraphNode& root = g.nodes[static_cast<size_t>(members.back())];
+  const GraphNode& root = g.nodes[members.back()];
   return GraphNode{OpId::fused_elementwise, Attrs{{"dtype", root.meta.dtype}}, std::move(external),
                    root.meta, std::move(program)};
 }
@@ -73,54 +73,54 @@ Graph fuse_elementwise(const Graph& graph) {
   // values out of groups.
   Graph g = eliminate_dead_code(graph);
   const size_t n = g.nodes.size();
-  std::vector<std::vector<int>> users(n);
-  for (size_t i = 0; i < n; ++i)
-    for (int in : g.nodes[i].inputs) users[static_cast<size_t>(in)].push_back(static_cast<int>(i));
-  std::vector<bool> escapes(n, false);  // the caller sees the value
-  for (int o : g.outputs) escapes[static_cast<size_t>(o)] = true;
-  for (const Assignment& a : g.assignments) escapes[static_cast<size_t>(a.value)] = true;
-  std::vector<std::optional<DType>> compute(n);
-  for (size_t i = 0; i < n; ++i) compute[i] = compute_dtype_of(g, g.nodes[i]);
+  NodeMap<std::vector<NodeId>> users(n);
+  for (const NodeId id : g.nodes.ids())
+    for (const NodeId in : g.nodes[id].inputs) users[in].push_back(id);
+  NodeMap<bool> escapes(n, false);  // the caller sees the value
+  for (const NodeId o : g.outputs) escapes[o] = true;
+  for (const Assignment& a : g.assignments) escapes[a.value] = true;
+  NodeMap<std::optional<DType>> compute(n);
+  for (const NodeId id : g.nodes.ids()) compute[id] = compute_dtype_of(g, g.nodes[id]);
 
   // Groups grow from their root (the last node, the only one whose value leaves the group)
   // towards the inputs. A producer joins when every user is already in the group: users come
   // later in topological order, so taking candidates highest id first decides each one once.
-  std::vector<int> group_of(n, -1);  // the root's id
-  std::vector<bool> keep(n, true);
+  NodeMap<NodeId> group_of(n);  // the root's id
+  NodeMap<bool> keep(n, true);
   for (size_t r = n; r-- > 0;) {
-    if (group_of[r] >= 0 || !compute[r]) continue;
-    const int root = static_cast<int>(r);
-    group_of[r] = root;
-    DType group_dtype = *compute[r];
-    auto joins = [&](int id) {
-      const auto p = static_cast<size_t>(id);
-      if (group_of[p] >= 0 || !compute[p] || escapes[p]) return false;
+    const NodeId root(r);
+    if (group_of[root].valid() || !compute[root]) continue;
+    group_of[root] = root;
+    DType group_dtype = *compute[root];
+    auto joins = [&](NodeId p) {
+      if (group_of[p].valid() || !compute[p] || escapes[p]) return false;
       // Same shape as the root: a smaller value broadcast into the chain (a per-row statistic)
       // would be recomputed for every output element. Equal unknown dims may still differ at
       // run time, which costs time but not correctness: elementwise ops commute with
       // broadcasting, so evaluating every op over the output's elements gives the same values.
-      if (g.nodes[p].meta.shape != g.nodes[r].meta.shape) return false;
+      if (g.nodes[p].meta.shape != g.nodes[root].meta.shape) return false;
       if (*compute[p] != DType::boolean && group_dtype != DType::boolean &&
           *compute[p] != group_dtype)
         return false;
       return std::all_of(users[p].begin(), users[p].end(),
-                         [&](int u) { return group_of[static_cast<size_t>(u)] == root; });
+                         [&](NodeId u) { return group_of[u] == root; });
     };
-    std::vector<int> members{root};
-    std::priority_queue<int> candidates(g.nodes[r].inputs.begin(), g.nodes[r].inputs.end());
+    std::vector<NodeId> members{root};
+    std::priority_queue<NodeId> candidates(g.nodes[root].inputs.begin(),
+                                           g.nodes[root].inputs.end());
     while (!candidates.empty()) {
-      const int p = candidates.top();
+      const NodeId p = candidates.top();
       while (!candidates.empty() && candidates.top() == p) candidates.pop();
       if (!joins(p)) continue;
-      group_of[static_cast<size_t>(p)] = root;
-      if (group_dtype == DType::boolean) group_dtype = *compute[static_cast<size_t>(p)];
+      group_of[p] = root;
+      if (group_dtype == DType::boolean) group_dtype = *compute[p];
       members.push_back(p);
-      for (int in : g.nodes[static_cast<size_t>(p)].inputs) candidates.push(in);
+      for (const NodeId in : g.nodes[p].inputs) candidates.push(in);
     }
     if (members.size() < 2) continue;
     std::reverse(members.begin(), members.end());
-    for (int m : members) keep[static_cast<size_t>(m)] = m == root;
-    g.nodes[r] = fused_node(g, members, group_dtype);
+    for (const NodeId m : members) keep[m] = m == root;
+    g.nodes[root] = fused_node(g, members, group_dtype);
   }
   return compact(g, keep);
 }

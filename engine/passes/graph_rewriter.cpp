@@ -6,44 +6,39 @@
 
 namespace kiln::engine {
 
-GraphRewriter::GraphRewriter(const Graph& source)
-    : source_(source), new_id_(source.nodes.size(), -1) {
+GraphRewriter::GraphRewriter(const Graph& source) : source_(source), new_id_(source.nodes.size()) {
   out_.num_inputs = source.num_inputs;
 }
 
-int GraphRewriter::emit(OpId op, std::vector<int> inputs, Attrs attrs) {
+NodeId GraphRewriter::emit(OpId op, std::vector<NodeId> inputs, Attrs attrs) {
   std::vector<TensorMeta> metas;
-  for (int in : inputs) metas.push_back(out_.node(in).meta);
+  for (const NodeId in : inputs) metas.push_back(out_.node(in).meta);
   const TensorMeta meta = infer_meta(op, metas, attrs);
-  out_.nodes.push_back({op, std::move(attrs), std::move(inputs), meta, nullptr});
-  return static_cast<int>(out_.nodes.size()) - 1;
+  return out_.nodes.push_back({op, std::move(attrs), std::move(inputs), meta, nullptr});
 }
 
-int GraphRewriter::emit_output(int node, int index) {
+NodeId GraphRewriter::emit_output(NodeId node, int index) {
   const GraphNode& n = out_.node(node);
   std::vector<TensorMeta> metas;
-  for (int in : n.inputs) metas.push_back(out_.node(in).meta);
+  for (const NodeId in : n.inputs) metas.push_back(out_.node(in).meta);
   const TensorMeta meta = infer_output_metas(n.op, metas, n.attrs).at(static_cast<size_t>(index));
-  out_.nodes.push_back(
+  return out_.nodes.push_back(
       {OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(index)}}, {node}, meta, nullptr});
-  return static_cast<int>(out_.nodes.size()) - 1;
 }
 
-int GraphRewriter::emit_constant(const Tensor& value) {
-  out_.nodes.push_back(
+NodeId GraphRewriter::emit_constant(const Tensor& value) {
+  return out_.nodes.push_back(
       {OpId::constant, {}, {}, value.meta(), std::make_shared<ConstantPayload>(value)});
-  return static_cast<int>(out_.nodes.size()) - 1;
 }
 
-void GraphRewriter::copy(int id) {
+void GraphRewriter::copy(NodeId id) {
   GraphNode n = source_.node(id);
-  for (int& in : n.inputs) in = mapped(in);
-  out_.nodes.push_back(std::move(n));
-  define(id, static_cast<int>(out_.nodes.size()) - 1);
+  for (NodeId& in : n.inputs) in = mapped(in);
+  define(id, out_.nodes.push_back(std::move(n)));
 }
 
 Graph GraphRewriter::finish() {
-  for (int o : source_.outputs) out_.outputs.push_back(mapped(o));
+  for (const NodeId o : source_.outputs) out_.outputs.push_back(mapped(o));
   for (const Assignment& a : source_.assignments)
     out_.assignments.push_back({a.variable, mapped(a.value)});
   return std::move(out_);

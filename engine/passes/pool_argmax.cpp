@@ -27,11 +27,11 @@ bool can_keep_argmax(const GraphNode& pool) {
 
 // The max_pool2d over max_pool2d_grad node `grad`'s input with its attrs, if there is one whose
 // argmax can be kept.
-std::optional<int> forward_pool(const Graph& g, int grad) {
+std::optional<NodeId> forward_pool(const Graph& g, NodeId grad) {
   const GraphNode& n = g.node(grad);
   const Shape& x = g.node(n.inputs[0]).meta.shape;
   if (x[1] < 0 || x[2] < 0) return std::nullopt;
-  for (int p = 0; p < grad; ++p) {
+  for (const NodeId p : NodeIds(grad.index())) {
     const GraphNode& pool = g.node(p);
     if (pool.op == OpId::max_pool2d && pool.inputs[0] == n.inputs[0] && pool.attrs == n.attrs &&
         can_keep_argmax(pool))
@@ -46,31 +46,30 @@ Graph keep_pool_argmax(const Graph& input) {
   // Nodes that earlier passes bypassed could still look like gradients.
   const Graph graph = eliminate_dead_code(input);
   const size_t count = graph.nodes.size();
-  std::vector<int> pool_of(count, -1);    // per gradient: its forward pool
-  std::vector<bool> keeps(count, false);  // per pool: whether a gradient reads its argmax
-  for (size_t i = 0; i < count; ++i) {
-    if (graph.nodes[i].op != OpId::max_pool2d_grad) continue;
-    if (const std::optional<int> pool = forward_pool(graph, static_cast<int>(i))) {
-      pool_of[i] = *pool;
-      keeps[static_cast<size_t>(*pool)] = true;
+  NodeMap<NodeId> pool_of(count);     // per gradient: its forward pool
+  NodeMap<bool> keeps(count, false);  // per pool: whether a gradient reads its argmax
+  for (const NodeId id : graph.nodes.ids()) {
+    if (graph.nodes[id].op != OpId::max_pool2d_grad) continue;
+    if (const std::optional<NodeId> pool = forward_pool(graph, id)) {
+      pool_of[id] = *pool;
+      keeps[*pool] = true;
     }
   }
   GraphRewriter out(graph);
-  std::vector<int> argmax(count, -1);  // per pool: its new argmax node
-  for (size_t i = 0; i < count; ++i) {
-    const auto id = static_cast<int>(i);
-    const GraphNode& n = graph.nodes[i];
-    if (keeps[i]) {
-      const int pool = out.emit(OpId::max_pool2d_with_argmax, {out.mapped(n.inputs[0])}, n.attrs);
+  NodeMap<NodeId> argmax(count);  // per pool: its new argmax node
+  for (const NodeId id : graph.nodes.ids()) {
+    const GraphNode& n = graph.nodes[id];
+    if (keeps[id]) {
+      const NodeId pool =
+          out.emit(OpId::max_pool2d_with_argmax, {out.mapped(n.inputs[0])}, n.attrs);
       out.define(id, pool);
-      argmax[i] = out.emit_output(pool, 1);
-    } else if (pool_of[i] >= 0) {
+      argmax[id] = out.emit_output(pool, 1);
+    } else if (pool_of[id].valid()) {
       const Shape& x = graph.node(n.inputs[0]).meta.shape;
       Attrs attrs = n.attrs;
       attrs.set("input_hw", std::vector<int64_t>{x[1], x[2]});
       out.define(id, out.emit(OpId::max_pool2d_grad_from_argmax,
-                              {argmax[static_cast<size_t>(pool_of[i])], out.mapped(n.inputs[1])},
-                              std::move(attrs)));
+                              {argmax[pool_of[id]], out.mapped(n.inputs[1])}, std::move(attrs)));
     } else {
       out.copy(id);
     }

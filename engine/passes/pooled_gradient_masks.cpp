@@ -16,28 +16,28 @@ namespace {
 // mul(max_pool2d_grad(y, g), cast(greater(y, c))), either operand order, with the pool's forward
 // max_pool2d(y) in the graph.
 struct PooledMask {
-  int pool;       // max_pool2d(y)
-  int gradient;   // max_pool2d_grad(y, g)
-  int threshold;  // c, a scalar
+  NodeId pool;       // max_pool2d(y)
+  NodeId gradient;   // max_pool2d_grad(y, g)
+  NodeId threshold;  // c, a scalar
 };
 
-std::optional<PooledMask> match(const Graph& g, int id, const std::vector<int>& uses) {
+std::optional<PooledMask> match(const Graph& g, NodeId id, const NodeMap<int>& uses) {
   const GraphNode& n = g.node(id);
   if (n.op != OpId::mul) return std::nullopt;
-  for (int side = 0; side < 2; ++side) {
-    const int grad_id = n.inputs[static_cast<size_t>(side)];
+  for (size_t side = 0; side < 2; ++side) {
+    const NodeId grad_id = n.inputs[side];
     const GraphNode& grad = g.node(grad_id);
-    const GraphNode& cast = g.node(n.inputs[static_cast<size_t>(1 - side)]);
+    const GraphNode& cast = g.node(n.inputs[1 - side]);
     // A gradient used elsewhere would still be computed, so nothing would be saved.
-    if (grad.op != OpId::max_pool2d_grad || uses[static_cast<size_t>(grad_id)] != 1 ||
-        grad.meta != n.meta || cast.op != OpId::cast || cast.meta.dtype != n.meta.dtype)
+    if (grad.op != OpId::max_pool2d_grad || uses[grad_id] != 1 || grad.meta != n.meta ||
+        cast.op != OpId::cast || cast.meta.dtype != n.meta.dtype)
       continue;
     const GraphNode& greater = g.node(cast.inputs[0]);
-    const int y = grad.inputs[0];
+    const NodeId y = grad.inputs[0];
     if (greater.op != OpId::greater || greater.inputs[0] != y ||
         g.node(greater.inputs[1]).meta.shape.rank() != 0)
       continue;
-    for (int p = 0; p < id; ++p) {
+    for (const NodeId p : NodeIds(id.index())) {
       const GraphNode& pool = g.node(p);
       if (pool.op == OpId::max_pool2d && pool.inputs[0] == y && pool.attrs == grad.attrs)
         return PooledMask{p, grad_id, greater.inputs[1]};
@@ -51,19 +51,18 @@ std::optional<PooledMask> match(const Graph& g, int id, const std::vector<int>& 
 Graph mask_pooled_gradients(const Graph& input) {
   // Nodes that earlier passes bypassed would still count as uses.
   const Graph graph = eliminate_dead_code(input);
-  const std::vector<int> uses = use_counts(graph);
+  const NodeMap<int> uses = use_counts(graph);
   GraphRewriter out(graph);
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const auto id = static_cast<int>(i);
+  for (const NodeId id : graph.nodes.ids()) {
     const std::optional<PooledMask> m = match(graph, id, uses);
     if (!m) {
       out.copy(id);
       continue;
     }
     const GraphNode& grad = graph.node(m->gradient);
-    const int keep = out.emit(OpId::greater, {out.mapped(m->pool), out.mapped(m->threshold)});
-    const int mask = out.emit(OpId::cast, {keep}, {{"dtype", graph.nodes[i].meta.dtype}});
-    const int masked = out.emit(OpId::mul, {out.mapped(grad.inputs[1]), mask});
+    const NodeId keep = out.emit(OpId::greater, {out.mapped(m->pool), out.mapped(m->threshold)});
+    const NodeId mask = out.emit(OpId::cast, {keep}, {{"dtype", graph.nodes[id].meta.dtype}});
+    const NodeId masked = out.emit(OpId::mul, {out.mapped(grad.inputs[1]), mask});
     out.define(id,
                out.emit(OpId::max_pool2d_grad, {out.mapped(grad.inputs[0]), masked}, grad.attrs));
   }

@@ -45,11 +45,11 @@ bool is_matmul(const GraphNode& n, bool transpose_a, bool transpose_b) {
 
 // gather(E, ids) along axis 0 of a float32/float64 table with known dims [rows, width].
 struct Lookup {
-  int table, ids;
+  NodeId table, ids;
   int64_t rows, width;
 };
 
-std::optional<Lookup> lookup(const Graph& g, int id) {
+std::optional<Lookup> lookup(const Graph& g, NodeId id) {
   const GraphNode& n = g.node(id);
   if (n.op != OpId::gather || n.attrs.get_int("axis") != 0) return std::nullopt;
   const TensorMeta& t = g.node(n.inputs[0]).meta;
@@ -60,7 +60,7 @@ std::optional<Lookup> lookup(const Graph& g, int id) {
 }
 
 // A broadcast of the constant 0: the base autodiff gives a lookup's gradient.
-bool is_zeros(const Graph& g, int id) {
+bool is_zeros(const Graph& g, NodeId id) {
   const GraphNode& n = g.node(id);
   if (n.op != OpId::broadcast_like && n.op != OpId::broadcast_to) return false;
   return g.is_constant_of(n.inputs[0], 0);
@@ -71,13 +71,11 @@ class Projector {
   explicit Projector(Graph g)
       : g_(std::move(g)), uses_(use_counts(g_)), shape_uses_(g_.nodes.size()), out_(g_) {
     for (const GraphNode& n : g_.nodes)
-      if (n.op == OpId::reshape_like || n.op == OpId::broadcast_like)
-        ++shape_uses_[static_cast<size_t>(n.inputs[1])];
+      if (n.op == OpId::reshape_like || n.op == OpId::broadcast_like) ++shape_uses_[n.inputs[1]];
   }
 
   Graph run() {
-    for (size_t i = 0; i < g_.nodes.size(); ++i) {
-      const auto id = static_cast<int>(i);
+    for (const NodeId id : g_.nodes.ids()) {
       if (!projection(id) && !bias(id) && !weight_gradient(id) && !table_gradient(id) &&
           !bias_gradient(id))
         out_.copy(id);
@@ -87,7 +85,7 @@ class Projector {
 
  private:
   // matmul(gather(E, ids), W) -> gather(matmul(E, W), ids)
-  bool projection(int id) {
+  bool projection(NodeId id) {
     const GraphNode& n = g_.node(id);
     if (!is_matmul(n, false, false)) return false;
     const std::optional<Lookup> l = lookup(g_, n.inputs[0]);
@@ -95,7 +93,7 @@ class Projector {
     if (!l || w.shape.rank() != 2 || last_dim(w) < 0 ||
         !worth_projecting(l->rows, l->width, last_dim(w), g_.node(l->ids).meta.shape))
       return false;
-    const int table =
+    const NodeId table =
         out_.emit(OpId::matmul, {out_.mapped(l->table), out_.mapped(n.inputs[1])}, n.attrs);
     looked_up(id, table, out_.mapped(l->ids));
     return true;
@@ -103,15 +101,14 @@ class Projector {
 
   // add(gather(P, ids), b), b one value per column and the lookup's value used only here ->
   // gather(add(P, b), ids)
-  bool bias(int id) {
+  bool bias(NodeId id) {
     const GraphNode& n = g_.node(id);
     if (n.op != OpId::add) return false;
     for (size_t side = 0; side < 2; ++side) {
-      const int looked = n.inputs[side];
+      const NodeId looked = n.inputs[side];
       const auto found = projected_.find(looked);
       const TensorMeta& b = g_.node(n.inputs[1 - side]).meta;
-      const auto k = static_cast<size_t>(looked);
-      if (found == projected_.end() || uses_[k] - shape_uses_[k] != 1) continue;
+      if (found == projected_.end() || uses_[looked] - shape_uses_[looked] != 1) continue;
       const auto [table, ids] = found->second;
       if (b.shape != Shape({out_.node(table).meta.shape[1]}) || b.dtype != n.meta.dtype) continue;
       looked_up(id, out_.emit(OpId::add, {table, out_.mapped(n.inputs[1 - side])}), ids);
@@ -123,7 +120,7 @@ class Projector {
   }
 
   // matmul(reshape(gather(E, ids), [-1, K]), G, transpose_a) -> matmul(E, S, transpose_a)
-  bool weight_gradient(int id) {
+  bool weight_gradient(NodeId id) {
     const GraphNode& n = g_.node(id);
     if (!is_matmul(n, true, false)) return false;
     const GraphNode& rows = g_.node(n.inputs[0]);
@@ -134,40 +131,40 @@ class Projector {
     if (!l || gradient_rows.shape.rank() != 2 || last_dim(rows.meta) != l->width || width < 0 ||
         !worth_projecting(l->rows, l->width, width, g_.node(l->ids).meta.shape))
       return false;
-    const int sums = segment_sums(l->ids, n.inputs[1], l->rows, width);
+    const NodeId sums = segment_sums(l->ids, n.inputs[1], l->rows, width);
     out_.define(id, out_.emit(OpId::matmul, {out_.mapped(l->table), sums}, n.attrs));
     return true;
   }
 
   // scatter_add(0, ids, matmul(G, W, transpose_b)) -> matmul(S, W, transpose_b), possibly through
   // a reshape_like between them
-  bool table_gradient(int id) {
+  bool table_gradient(NodeId id) {
     const GraphNode& n = g_.node(id);
     if (n.op != OpId::scatter_add || n.attrs.get_int("axis") != 0 || !is_zeros(g_, n.inputs[0]))
       return false;
-    int product = n.inputs[2];
+    NodeId product = n.inputs[2];
     if (g_.node(product).op == OpId::reshape_like) {
-      if (uses_[static_cast<size_t>(product)] != 1) return false;
+      if (uses_[product] != 1) return false;
       product = g_.node(product).inputs[0];
     }
     const GraphNode& p = g_.node(product);
     const TensorMeta& base = n.meta;
-    if (!is_matmul(p, false, true) || uses_[static_cast<size_t>(product)] != 1 ||
-        base.shape.rank() != 2 || !base.shape.is_fully_defined())
+    if (!is_matmul(p, false, true) || uses_[product] != 1 || base.shape.rank() != 2 ||
+        !base.shape.is_fully_defined())
       return false;
     const TensorMeta& w = g_.node(p.inputs[1]).meta;
     const int64_t width = last_dim(w);
     if (w.shape.rank() != 2 || width < 0 || last_dim(g_.node(p.inputs[0]).meta) != width ||
         !worth_projecting(base.shape[0], base.shape[1], width, g_.node(n.inputs[1]).meta.shape))
       return false;
-    const int sums = segment_sums(n.inputs[1], p.inputs[0], base.shape[0], width);
+    const NodeId sums = segment_sums(n.inputs[1], p.inputs[0], base.shape[0], width);
     out_.define(id, out_.emit(OpId::matmul, {sums, out_.mapped(p.inputs[1])}, p.attrs));
     return true;
   }
 
   // sum(G, every axis but the last) -> sum(S, axis 0), once S exists for a view of G: the bias's
   // gradient, reading V rows instead of one per id.
-  bool bias_gradient(int id) {
+  bool bias_gradient(NodeId id) {
     const GraphNode& n = g_.node(id);
     if (n.op != OpId::reduce_sum) return false;
     const TensorMeta& x = g_.node(n.inputs[0]).meta;
@@ -177,40 +174,40 @@ class Projector {
     if (found == sums_of_.end() || leading.empty() || n.attrs.get_ints("axes") != leading ||
         last_dim(x) != found->second.second || !n.meta.shape.is_fully_defined())
       return false;
-    const int total = out_.emit(OpId::reduce_sum, {found->second.first},
-                                {{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
+    const NodeId total = out_.emit(OpId::reduce_sum, {found->second.first},
+                                   {{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
     out_.define(id, out_.emit(OpId::reshape, {total}, {{"shape", n.meta.shape.dims()}}));
     return true;
   }
 
   // The value whose data `id` views through reshapes: flattening either to rows gives the same.
-  int storage_root(int id) const {
+  NodeId storage_root(NodeId id) const {
     while (g_.node(id).op == OpId::reshape || g_.node(id).op == OpId::reshape_like)
       id = g_.node(id).inputs[0];
     return id;
   }
 
   // Old node id's value is now gather(table, ids) (new ids).
-  void looked_up(int id, int table, int ids) {
+  void looked_up(NodeId id, NodeId table, NodeId ids) {
     out_.define(id, out_.emit(OpId::gather, {table, ids}, {{"axis", int64_t{0}}}));
     projected_[id] = {table, ids};
   }
 
   // S = scatter_add(zeros [rows, width], ids flattened, gradient as [-1, width]), once per ids,
   // rows, width and data: views of one value flatten to the same rows.
-  int segment_sums(int ids, int gradient, int64_t rows, int64_t width) {
-    const int root = storage_root(gradient);
+  NodeId segment_sums(NodeId ids, NodeId gradient, int64_t rows, int64_t width) {
+    const NodeId root = storage_root(gradient);
     const auto key = std::make_tuple(ids, root, rows, width);
     if (const auto found = sums_.find(key); found != sums_.end()) return found->second;
     const TensorMeta& g = g_.node(gradient).meta;
-    const int zero = out_.emit_constant(scalar(0, g.dtype, g.device));
-    const int base =
+    const NodeId zero = out_.emit_constant(scalar(0, g.dtype, g.device));
+    const NodeId base =
         out_.emit(OpId::broadcast_to, {zero}, {{"shape", std::vector<int64_t>{rows, width}}});
-    const int flat_ids =
+    const NodeId flat_ids =
         out_.emit(OpId::reshape, {out_.mapped(ids)}, {{"shape", std::vector<int64_t>{-1}}});
-    const int flat_gradient = out_.emit(OpId::reshape, {out_.mapped(gradient)},
-                                        {{"shape", std::vector<int64_t>{-1, width}}});
-    const int sums =
+    const NodeId flat_gradient = out_.emit(OpId::reshape, {out_.mapped(gradient)},
+                                           {{"shape", std::vector<int64_t>{-1, width}}});
+    const NodeId sums =
         out_.emit(OpId::scatter_add, {base, flat_ids, flat_gradient}, {{"axis", int64_t{0}}});
     sums_[key] = sums;
     sums_of_.try_emplace(root, sums, width);
@@ -218,12 +215,12 @@ class Projector {
   }
 
   const Graph g_;
-  const std::vector<int> uses_;
-  std::vector<int> shape_uses_;  // uses as the shape of reshape_like or broadcast_like
+  const NodeMap<int> uses_;
+  NodeMap<int> shape_uses_;  // uses as the shape of reshape_like or broadcast_like
   GraphRewriter out_;
-  std::map<int, std::pair<int, int>> projected_;  // old id -> its new (table, ids)
-  std::map<std::tuple<int, int, int64_t, int64_t>, int> sums_;
-  std::map<int, std::pair<int, int64_t>> sums_of_;  // root -> its first S and S's width
+  std::map<NodeId, std::pair<NodeId, NodeId>> projected_;  // old id -> its new (table, ids)
+  std::map<std::tuple<NodeId, NodeId, int64_t, int64_t>, NodeId> sums_;
+  std::map<NodeId, std::pair<NodeId, int64_t>> sums_of_;  // root -> its first S and S's width
 };
 
 }  // namespace

@@ -33,15 +33,13 @@ std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> record_slic
 Graph fold_record_gradient_slices(const Graph& graph) {
   // Nodes that earlier passes bypassed would still count as uses.
   Graph g = eliminate_dead_code(graph);
-  const std::vector<int> uses = use_counts(g);
+  const NodeMap<int> uses = use_counts(g);
   for (GraphNode& n : g.nodes) {
     if (n.op != OpId::rnn_sequence_grad || n.attrs.has("d_begin")) continue;
-    const int d = n.inputs[1];
+    const NodeId d = n.inputs[1];
     const GraphNode& slice = g.node(d);
     const TensorMeta& record = g.node(n.inputs[0]).meta;
-    if (slice.op != OpId::strided_slice_grad || uses[static_cast<size_t>(d)] != 1 ||
-        slice.meta != record)
-      continue;
+    if (slice.op != OpId::strided_slice_grad || uses[d] != 1 || slice.meta != record) continue;
     const auto bounds = record_slice(slice, record.shape[2]);
     if (!bounds) continue;
     n.inputs[1] = slice.inputs[0];

@@ -2,29 +2,28 @@
 // x/1, neg(neg(x)), identity(x), a cast to x's own dtype, a reshape to x's own shape) and that
 // merge chains of transposes or reshapes into one node.
 #include <algorithm>
-#include <numeric>
 
 #include "kiln/engine/passes/passes.h"
 
 namespace kiln::engine {
 namespace {
 
-// x for `x op c` or `c op x` where c is op's identity element on that side; -1 otherwise.
-int identity_element_operand(const Graph& g, const GraphNode& n) {
-  const int a = n.inputs[0], b = n.inputs[1];
+// x for `x op c` or `c op x` where c is op's identity element on that side; none otherwise.
+NodeId identity_element_operand(const Graph& g, const GraphNode& n) {
+  const NodeId a = n.inputs[0], b = n.inputs[1];
   switch (n.op) {
     case OpId::add:
       if (g.is_constant_of(b, 0)) return a;
-      return g.is_constant_of(a, 0) ? b : -1;
+      return g.is_constant_of(a, 0) ? b : NodeId();
     case OpId::mul:
       if (g.is_constant_of(b, 1)) return a;
-      return g.is_constant_of(a, 1) ? b : -1;
+      return g.is_constant_of(a, 1) ? b : NodeId();
     case OpId::sub:
-      return g.is_constant_of(b, 0) ? a : -1;
+      return g.is_constant_of(b, 0) ? a : NodeId();
     case OpId::div:
-      return g.is_constant_of(b, 1) ? a : -1;
+      return g.is_constant_of(b, 1) ? a : NodeId();
     default:
-      return -1;
+      return NodeId();
   }
 }
 
@@ -44,15 +43,15 @@ std::vector<int64_t> compose_perms(const std::vector<int64_t>& inner,
 
 // The node that may stand for node i (i itself for none). Chains are merged by rewriting node i
 // in place to read the chain's start; the skipped nodes are left for dead-code elimination.
-int simplified(Graph& g, int i) {
-  GraphNode& n = g.nodes[static_cast<size_t>(i)];
+NodeId simplified(Graph& g, NodeId i) {
+  GraphNode& n = g.nodes[i];
   switch (n.op) {
     case OpId::add:
     case OpId::mul:
     case OpId::sub:
     case OpId::div: {
-      const int x = identity_element_operand(g, n);
-      return x >= 0 ? x : i;
+      const NodeId x = identity_element_operand(g, n);
+      return x.valid() ? x : i;
     }
     case OpId::neg: {
       const GraphNode& inner = g.node(n.inputs[0]);
@@ -96,15 +95,14 @@ int simplified(Graph& g, int i) {
 
 Graph simplify(const Graph& graph) {
   Graph g = graph;
-  std::vector<int> replacement(g.nodes.size());
-  std::iota(replacement.begin(), replacement.end(), 0);
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
+  NodeMap<NodeId> replacement = identity_replacement(g);
+  for (const NodeId id : g.nodes.ids()) {
     // Inputs first, so a rule sees through what was already simplified (neg(identity(neg(x)))).
-    for (int& in : g.nodes[i].inputs) in = replacement[static_cast<size_t>(in)];
-    const int r = simplified(g, static_cast<int>(i));
+    for (NodeId& in : g.nodes[id].inputs) in = replacement[in];
+    const NodeId r = simplified(g, id);
     // The meta check is what rules out dropping a broadcast (x[3] * ones[2, 3]) or a reshape
     // that changes the shape.
-    if (g.node(r).meta == g.nodes[i].meta) replacement[i] = r;
+    if (g.node(r).meta == g.nodes[id].meta) replacement[id] = r;
   }
   replace_uses(g, replacement);
   return g;

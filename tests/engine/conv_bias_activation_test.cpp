@@ -30,12 +30,13 @@ std::string after(const Graph& g) {
 
 TEST(ConvBiasActivation, FoldsTheBiasAndTheRelu) {
   GraphBuilder b;
-  const int x = b.input({-1, 4, 4, 2});
-  const int w = b.input({3, 3, 2, 3});
-  const int bias = b.input({3});
-  const int relu = b.op(OpId::relu, {b.op(OpId::add, {b.op(OpId::conv2d, {x, w}, kConv), bias})});
+  const NodeId x = b.input({-1, 4, 4, 2});
+  const NodeId w = b.input({3, 3, 2, 3});
+  const NodeId bias = b.input({3});
+  const NodeId relu =
+      b.op(OpId::relu, {b.op(OpId::add, {b.op(OpId::conv2d, {x, w}, kConv), bias})});
   // The bias on the left, and no activation.
-  const int linear = b.op(OpId::add, {bias, b.op(OpId::conv2d, {x, w}, kConv)});
+  const NodeId linear = b.op(OpId::add, {bias, b.op(OpId::conv2d, {x, w}, kConv)});
   const Graph graph = b.finish({relu, linear});
   EXPECT_EQ(after(graph),
             "%0: float32[?, 4, 4, 2] = placeholder() {index=0}\n"
@@ -50,12 +51,12 @@ TEST(ConvBiasActivation, FoldsTheBiasAndTheRelu) {
 
 TEST(ConvBiasActivation, LeavesSharedValuesAndOtherAddsAlone) {
   GraphBuilder b;
-  const int x = b.input({1, 4, 4, 2});
-  const int w = b.input({3, 3, 2, 3});
-  const int bias = b.input({3});
-  const int per_pixel = b.input({2, 2, 3});
-  const int conv = b.op(OpId::conv2d, {x, w}, kConv);
-  const int other = b.op(OpId::conv2d, {x, w}, kConv);
+  const NodeId x = b.input({1, 4, 4, 2});
+  const NodeId w = b.input({3, 3, 2, 3});
+  const NodeId bias = b.input({3});
+  const NodeId per_pixel = b.input({2, 2, 3});
+  const NodeId conv = b.op(OpId::conv2d, {x, w}, kConv);
+  const NodeId other = b.op(OpId::conv2d, {x, w}, kConv);
   // The convolution's own value is also returned; a bias per pixel, not per channel.
   const Graph graph = b.finish({b.op(OpId::add, {conv, bias}), conv,
                                 b.op(OpId::relu, {b.op(OpId::add, {other, per_pixel})})});
@@ -64,10 +65,10 @@ TEST(ConvBiasActivation, LeavesSharedValuesAndOtherAddsAlone) {
 
 TEST(ConvBiasActivation, KeepsTheReluWhenTheSumIsAlsoUsed) {
   GraphBuilder b;
-  const int x = b.input({1, 4, 4, 2});
-  const int w = b.input({3, 3, 2, 3});
-  const int bias = b.input({3});
-  const int sum = b.op(OpId::add, {b.op(OpId::conv2d, {x, w}, kConv), bias});
+  const NodeId x = b.input({1, 4, 4, 2});
+  const NodeId w = b.input({3, 3, 2, 3});
+  const NodeId bias = b.input({3});
+  const NodeId sum = b.op(OpId::add, {b.op(OpId::conv2d, {x, w}, kConv), bias});
   const Graph graph = b.finish({b.op(OpId::relu, {sum}), sum});
   EXPECT_EQ(after(graph),
             "%0: float32[1, 4, 4, 2] = placeholder() {index=0}\n"

@@ -29,10 +29,10 @@ Attrs dtype_attr(DType dtype) {
 
 TEST(Fusion, ChainWithBroadcastBiasBecomesOneNode) {
   GraphBuilder b;
-  const int x = b.input({4, 3});
-  const int w = b.input({4, 3});
-  const int bias = b.input({3});
-  const int a = b.op(OpId::add, {b.op(OpId::mul, {x, w}), bias});
+  const NodeId x = b.input({4, 3});
+  const NodeId w = b.input({4, 3});
+  const NodeId bias = b.input({3});
+  const NodeId a = b.op(OpId::add, {b.op(OpId::mul, {x, w}), bias});
   const Graph g = b.finish({b.op(OpId::relu, {a})});
   EXPECT_EQ(to_text(g),
             "%0: float32[4, 3] = placeholder() {index=0}\n"
@@ -53,12 +53,12 @@ TEST(Fusion, ChainWithBroadcastBiasBecomesOneNode) {
 
 TEST(Fusion, ValuesUsedOutsideTheGroupStayNodes) {
   GraphBuilder b;
-  const int x = b.input({2, 2});
-  const int two = b.constant(scalar(2));
-  const int e = b.op(OpId::exp, {x});  // returned
-  const int m = b.op(OpId::mul, {b.op(OpId::tanh, {e}), two});
-  const int s = b.op(OpId::sigmoid, {m});  // read by matmul
-  const int mm = b.op(OpId::matmul, {s, x}, {{"transpose_a", false}, {"transpose_b", false}});
+  const NodeId x = b.input({2, 2});
+  const NodeId two = b.constant(scalar(2));
+  const NodeId e = b.op(OpId::exp, {x});  // returned
+  const NodeId m = b.op(OpId::mul, {b.op(OpId::tanh, {e}), two});
+  const NodeId s = b.op(OpId::sigmoid, {m});  // read by matmul
+  const NodeId mm = b.op(OpId::matmul, {s, x}, {{"transpose_a", false}, {"transpose_b", false}});
   const Graph g = b.finish({e, mm});
   EXPECT_EQ(to_text(fuse_elementwise(g)),
             "%0: float32[2, 2] = placeholder() {index=0}\n"
@@ -73,9 +73,9 @@ TEST(Fusion, ValuesUsedOutsideTheGroupStayNodes) {
 // A per-row value joining a full-size chain would be recomputed for every element of the row.
 TEST(Fusion, ValuesOfAnotherShapeStayOutside) {
   GraphBuilder b;
-  const int x = b.input({4, 3});
-  const int v = b.input({4, 1});
-  const int s = b.op(OpId::sigmoid, {v});
+  const NodeId x = b.input({4, 3});
+  const NodeId v = b.input({4, 1});
+  const NodeId s = b.op(OpId::sigmoid, {v});
   const Graph g = b.finish({b.op(OpId::mul, {b.op(OpId::exp, {x}), s})});
   EXPECT_EQ(to_text(fuse_elementwise(g)),
             "%0: float32[4, 3] = placeholder() {index=0}\n"
@@ -89,10 +89,10 @@ TEST(Fusion, ValuesOfAnotherShapeStayOutside) {
 // The mask of relu's gradient: the bool comparison and its cast run inside the program.
 TEST(Fusion, BoolMasksFuseWithTheArithmetic) {
   GraphBuilder b;
-  const int grad = b.input({4, 3});
-  const int x = b.input({4, 3});
-  const int zero = b.constant(scalar(0));
-  const int mask = b.op(OpId::cast, {b.op(OpId::greater, {x, zero})}, dtype_attr(DType::f32));
+  const NodeId grad = b.input({4, 3});
+  const NodeId x = b.input({4, 3});
+  const NodeId zero = b.constant(scalar(0));
+  const NodeId mask = b.op(OpId::cast, {b.op(OpId::greater, {x, zero})}, dtype_attr(DType::f32));
   const Graph g = b.finish({b.op(OpId::mul, {grad, mask})});
   EXPECT_EQ(to_text(fuse_elementwise(g)),
             "%0: float32[4, 3] = placeholder() {index=0}\n"
@@ -105,11 +105,11 @@ TEST(Fusion, BoolMasksFuseWithTheArithmetic) {
 
 TEST(Fusion, Float64ChainsFuseOtherDtypesAndMixedCastsDoNot) {
   GraphBuilder b;
-  const int d = b.input({5}, DType::f64);
-  const int i = b.input({5}, DType::i32);
-  const int narrowed = b.op(OpId::cast, {b.op(OpId::exp, {d})}, dtype_attr(DType::f32));
-  const int ints = b.op(OpId::square, {b.op(OpId::neg, {i})});
-  const int doubles = b.op(OpId::tanh, {b.op(OpId::sqrt, {d})});
+  const NodeId d = b.input({5}, DType::f64);
+  const NodeId i = b.input({5}, DType::i32);
+  const NodeId narrowed = b.op(OpId::cast, {b.op(OpId::exp, {d})}, dtype_attr(DType::f32));
+  const NodeId ints = b.op(OpId::square, {b.op(OpId::neg, {i})});
+  const NodeId doubles = b.op(OpId::tanh, {b.op(OpId::sqrt, {d})});
   const Graph g = b.finish({b.op(OpId::relu, {narrowed}), ints, doubles});
   EXPECT_EQ(to_text(fuse_elementwise(g)),
             "%0: float64[5] = placeholder() {index=0}\n"
@@ -168,19 +168,19 @@ void at_every_isa(Check check) {
 TEST(FusedKernel, MatchesUnfusedOnEveryKindOfInput) {
   GraphBuilder b;
   const Shape shape{300, 257};
-  const int x = b.input(shape);
-  const int row = b.input({257});
-  const int col = b.input({300, 1});
-  const int half = b.constant(scalar(0.5));
-  const int mask = b.input(shape, DType::boolean);
-  const int t = b.op(OpId::add, {b.op(OpId::mul, {x, row}), col});
-  const int u = b.op(OpId::sub, {b.op(OpId::sigmoid, {t}), half});
-  const int v = b.op(OpId::where, {mask, u, half});
-  const int e = b.op(
+  const NodeId x = b.input(shape);
+  const NodeId row = b.input({257});
+  const NodeId col = b.input({300, 1});
+  const NodeId half = b.constant(scalar(0.5));
+  const NodeId mask = b.input(shape, DType::boolean);
+  const NodeId t = b.op(OpId::add, {b.op(OpId::mul, {x, row}), col});
+  const NodeId u = b.op(OpId::sub, {b.op(OpId::sigmoid, {t}), half});
+  const NodeId v = b.op(OpId::where, {mask, u, half});
+  const NodeId e = b.op(
       OpId::mul, {b.op(OpId::elu, {v}, {{"alpha", 0.5}}), b.op(OpId::exp, {b.op(OpId::neg, {x})})});
-  const int w = b.op(OpId::add, {e, b.op(OpId::tanh, {x})});
-  const int out = b.op(OpId::leaky_relu, {w}, {{"alpha", 0.2}});
-  const int flags = b.op(OpId::logical_and, {b.op(OpId::greater, {x, col}), mask});
+  const NodeId w = b.op(OpId::add, {e, b.op(OpId::tanh, {x})});
+  const NodeId out = b.op(OpId::leaky_relu, {w}, {{"alpha", 0.2}});
+  const NodeId flags = b.op(OpId::logical_and, {b.op(OpId::greater, {x, col}), mask});
   const Graph g = b.finish({out, flags});
   const Graph fused = fuse_elementwise(g);
   ASSERT_EQ(fused.nodes.size(), 7u) << to_text(fused);  // 5 inputs, 2 fused nodes
@@ -192,11 +192,12 @@ TEST(FusedKernel, MatchesUnfusedOnEveryKindOfInput) {
 
 TEST(FusedKernel, Float64AndBoolOutputs) {
   GraphBuilder b;
-  const int x = b.input({1000}, DType::f64);
-  const int three = b.constant(scalar(3, DType::f64));
-  const int y = b.op(OpId::add, {b.op(OpId::mul, {b.op(OpId::sqrt, {b.op(OpId::abs, {x})}), three}),
-                                 b.op(OpId::exp, {x})});
-  const int positive = b.op(OpId::logical_not, {b.op(OpId::less_equal, {x, three})});
+  const NodeId x = b.input({1000}, DType::f64);
+  const NodeId three = b.constant(scalar(3, DType::f64));
+  const NodeId y = b.op(
+      OpId::add,
+      {b.op(OpId::mul, {b.op(OpId::sqrt, {b.op(OpId::abs, {x})}), three}), b.op(OpId::exp, {x})});
+  const NodeId positive = b.op(OpId::logical_not, {b.op(OpId::less_equal, {x, three})});
   const Graph g = b.finish({y, positive});
   const Graph fused = fuse_elementwise(g);
   ASSERT_EQ(fused.nodes.size(), 4u) << to_text(fused);
@@ -214,9 +215,9 @@ TEST(FusedKernel, InstructionSetLevelsAboveTheProcessorsAreRefused) {
 TEST(FusedKernel, RunsInPlaceOverADyingInput) {
   GraphBuilder b;
   const Attrs plain{{"transpose_a", false}, {"transpose_b", false}};
-  const int x = b.input({64, 64});
-  const int mm = b.op(OpId::matmul, {x, x}, plain);
-  const int y = b.op(OpId::tanh, {b.op(OpId::add, {mm, b.constant(scalar(1))})});
+  const NodeId x = b.input({64, 64});
+  const NodeId mm = b.op(OpId::matmul, {x, x}, plain);
+  const NodeId y = b.op(OpId::tanh, {b.op(OpId::add, {mm, b.constant(scalar(1))})});
   const Graph g = b.finish({b.op(OpId::matmul, {y, x}, plain)});
   const auto fused = std::make_shared<const Graph>(fuse_elementwise(g));
   const Tensor input = uniform({64, 64});

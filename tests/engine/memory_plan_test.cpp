@@ -16,16 +16,16 @@ using testing::GraphBuilder;
 // x -> exp -> matmul(., w) -> relu -> matmul(., w) -> tanh -> sum; w is a variable.
 std::shared_ptr<const Graph> chain(const Variable& w) {
   GraphBuilder b;
-  const int x = b.input({4, 4});
-  const int wv = b.variable(w);
+  const NodeId x = b.input({4, 4});
+  const NodeId wv = b.variable(w);
   const Attrs mm{{"transpose_a", false}, {"transpose_b", false}};
-  const int e = b.op(OpId::exp, {x});
-  const int m1 = b.op(OpId::matmul, {e, wv}, mm);
-  const int r = b.op(OpId::relu, {m1});
-  const int m2 = b.op(OpId::matmul, {r, wv}, mm);
-  const int t = b.op(OpId::tanh, {m2});
-  const int flat = b.op(OpId::reshape, {t}, Attrs{{"shape", std::vector<int64_t>{16}}});
-  const int s =
+  const NodeId e = b.op(OpId::exp, {x});
+  const NodeId m1 = b.op(OpId::matmul, {e, wv}, mm);
+  const NodeId r = b.op(OpId::relu, {m1});
+  const NodeId m2 = b.op(OpId::matmul, {r, wv}, mm);
+  const NodeId t = b.op(OpId::tanh, {m2});
+  const NodeId flat = b.op(OpId::reshape, {t}, Attrs{{"shape", std::vector<int64_t>{16}}});
+  const NodeId s =
       b.op(OpId::reduce_sum, {flat}, Attrs{{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
   return std::make_shared<const Graph>(b.finish({s}));
 }
@@ -71,13 +71,13 @@ TEST(MemoryPlan, AnUpdateAfterTheLastReadIsComputedIntoItsVariable) {
   const Variable w(arange(0.0, 4.0, 1.0, DType::f32), "w");
   const Variable m(ones({4}), "m");
   GraphBuilder b;
-  const int g = b.input({4});
-  const int wv = b.variable(w);
-  const int mv = b.variable(m);
-  const int scaled = b.op(OpId::mul, {g, b.constant(full({}, 0.5, DType::f32))});
-  const int new_w = b.op(OpId::sub, {wv, scaled});
-  const int new_m = b.op(OpId::add, {mv, g});
-  const int total =
+  const NodeId g = b.input({4});
+  const NodeId wv = b.variable(w);
+  const NodeId mv = b.variable(m);
+  const NodeId scaled = b.op(OpId::mul, {g, b.constant(full({}, 0.5, DType::f32))});
+  const NodeId new_w = b.op(OpId::sub, {wv, scaled});
+  const NodeId new_m = b.op(OpId::add, {mv, g});
+  const NodeId total =
       b.op(OpId::reduce_sum, {mv}, Attrs{{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
   b.assign(w, new_w);
   b.assign(m, new_m);
@@ -97,7 +97,7 @@ TEST(MemoryPlan, AnUpdateAfterTheLastReadIsComputedIntoItsVariable) {
             "arena 64 bytes (192 unshared)\n");
   EXPECT_EQ(plan.stats().in_place_assignments, 1);
   EXPECT_EQ(Plan(graph, std::vector<TensorMeta>{{DType::f32, {4}, {}}},
-                       PlanOptions{.reuse_memory = false})
+                 PlanOptions{.reuse_memory = false})
                 .stats()
                 .in_place_assignments,
             0);
@@ -125,8 +125,8 @@ TEST(MemoryPlan, AnUpdateWithSeveralOutputsIsComputedIntoItsVariables) {
   const Attrs adam{{"beta_1", 0.9}, {"beta_2", 0.999}, {"epsilon", 1e-7}};
   auto update_graph = [&](bool moments) {
     GraphBuilder b;
-    const int g = b.input({4});
-    const int next =
+    const NodeId g = b.input({4});
+    const NodeId next =
         b.op(OpId::adam_update, {b.variable(w), b.variable(m), b.variable(v), g, b.constant(alpha)},
              adam);
     b.assign(w, next);
@@ -171,9 +171,9 @@ TEST(MemoryPlan, ReturnedAndCopiedVariablesKeepTheirOldValue) {
   const Variable a(full({3}, 1.0, DType::f32), "a");
   const Variable c(full({3}, 5.0, DType::f32), "c");
   GraphBuilder b;
-  const int x = b.input({3});
-  const int av = b.variable(a);
-  const int cv = b.variable(c);
+  const NodeId x = b.input({3});
+  const NodeId av = b.variable(a);
+  const NodeId cv = b.variable(c);
   b.assign(a, b.op(OpId::add, {av, x}));
   b.assign(c, av);
   const auto graph = std::make_shared<const Graph>(b.finish({av, cv}));
@@ -189,9 +189,9 @@ TEST(MemoryPlan, ReturnedAndCopiedVariablesKeepTheirOldValue) {
 // A reshape of a captured tensor (which a pass may add after constant folding) views its data.
 TEST(MemoryPlan, AViewOfAConstantReadsTheCapturedData) {
   GraphBuilder b;
-  const int x = b.input({2, 3});
-  const int captured = b.constant(from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {6}));
-  const int view = b.op(OpId::reshape, {captured}, {{"shape", std::vector<int64_t>{2, 3}}});
+  const NodeId x = b.input({2, 3});
+  const NodeId captured = b.constant(from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {6}));
+  const NodeId view = b.op(OpId::reshape, {captured}, {{"shape", std::vector<int64_t>{2, 3}}});
   const auto graph = std::make_shared<const Graph>(b.finish({b.op(OpId::add, {x, view})}));
   Plan plan(graph, std::vector<TensorMeta>{{DType::f32, {2, 3}, {}}});
   EXPECT_EQ(plan.run(std::vector{full({2, 3}, 10.0, DType::f32)})[0].to_vector<float>(),

@@ -34,12 +34,12 @@ Attrs shape(std::vector<int64_t> s) {
 
 TEST(Simplify, DropsMultiplyByOneAndAddZeroOnEitherSide) {
   GraphBuilder b;
-  const int x = b.input({2, 3});
-  const int one = b.constant(scalar(1));
-  const int zero = b.constant(zeros({3}));
-  const int m = b.op(OpId::mul, {one, x});
-  const int a = b.op(OpId::add, {m, zero});
-  const int s = b.op(OpId::sub, {a, zero});
+  const NodeId x = b.input({2, 3});
+  const NodeId one = b.constant(scalar(1));
+  const NodeId zero = b.constant(zeros({3}));
+  const NodeId m = b.op(OpId::mul, {one, x});
+  const NodeId a = b.op(OpId::add, {m, zero});
+  const NodeId s = b.op(OpId::sub, {a, zero});
   const Graph g = b.finish({b.op(OpId::div, {s, one})});
   EXPECT_EQ(to_text(g),
             "%0: float32[2, 3] = placeholder() {index=0}\n"
@@ -57,11 +57,11 @@ TEST(Simplify, DropsMultiplyByOneAndAddZeroOnEitherSide) {
 
 TEST(Simplify, KeepsIdentityElementsThatBroadcastOrAreNotExact) {
   GraphBuilder b;
-  const int x = b.input({3});
-  const int ones_2x3 = b.constant(ones({2, 3}));
-  const int almost_one = b.constant(scalar(1.0000001, DType::f64));
-  const int x64 = b.input({3}, DType::f64);
-  const int zero = b.constant(scalar(0));
+  const NodeId x = b.input({3});
+  const NodeId ones_2x3 = b.constant(ones({2, 3}));
+  const NodeId almost_one = b.constant(scalar(1.0000001, DType::f64));
+  const NodeId x64 = b.input({3}, DType::f64);
+  const NodeId zero = b.constant(scalar(0));
   const Graph g = b.finish({b.op(OpId::mul, {x, ones_2x3}), b.op(OpId::mul, {x64, almost_one}),
                             b.op(OpId::sub, {zero, x})});
   // Dead-code elimination alone keeps the same graph: nothing is simplified away.
@@ -80,11 +80,11 @@ TEST(Simplify, KeepsIdentityElementsThatBroadcastOrAreNotExact) {
 
 TEST(Simplify, MergesTransposeChains) {
   GraphBuilder b;
-  const int x = b.input({2, 3, 4});
-  const int t1 = b.op(OpId::transpose, {x}, perm({1, 0, 2}));
-  const int t2 = b.op(OpId::transpose, {t1}, perm({0, 2, 1}));
-  const int u1 = b.op(OpId::transpose, {x}, perm({1, 2, 0}));
-  const int u2 = b.op(OpId::transpose, {u1}, perm({2, 0, 1}));
+  const NodeId x = b.input({2, 3, 4});
+  const NodeId t1 = b.op(OpId::transpose, {x}, perm({1, 0, 2}));
+  const NodeId t2 = b.op(OpId::transpose, {t1}, perm({0, 2, 1}));
+  const NodeId u1 = b.op(OpId::transpose, {x}, perm({1, 2, 0}));
+  const NodeId u2 = b.op(OpId::transpose, {u1}, perm({2, 0, 1}));
   const Graph g = b.finish({t2, u2});
   EXPECT_EQ(to_text(g),
             "%0: float32[2, 3, 4] = placeholder() {index=0}\n"
@@ -102,10 +102,10 @@ TEST(Simplify, MergesTransposeChains) {
 
 TEST(Simplify, MergesReshapeChainsAndDropsReshapesToTheSameShape) {
   GraphBuilder b;
-  const int x = b.input({-1, 4});
-  const int flat = b.op(OpId::reshape, {x}, shape({-1}));
-  const int pairs = b.op(OpId::reshape, {flat}, shape({-1, 2}));
-  const int back = b.op(OpId::reshape, {flat}, shape({-1, 4}));
+  const NodeId x = b.input({-1, 4});
+  const NodeId flat = b.op(OpId::reshape, {x}, shape({-1}));
+  const NodeId pairs = b.op(OpId::reshape, {flat}, shape({-1, 2}));
+  const NodeId back = b.op(OpId::reshape, {flat}, shape({-1, 4}));
   const Graph g = b.finish({pairs, back});
   EXPECT_EQ(to_text(g),
             "%0: float32[?, 4] = placeholder() {index=0}\n"
@@ -121,10 +121,10 @@ TEST(Simplify, MergesReshapeChainsAndDropsReshapesToTheSameShape) {
 
 TEST(Simplify, DropsReshapeLikeToTheSameMetaWithOneUnknownDim) {
   GraphBuilder b;
-  const int x = b.input({-1, 4});
-  const int like = b.input({-1, 4});
-  const int grid = b.input({-1, -1});
-  const int grid_like = b.input({-1, -1});
+  const NodeId x = b.input({-1, 4});
+  const NodeId like = b.input({-1, 4});
+  const NodeId grid = b.input({-1, -1});
+  const NodeId grid_like = b.input({-1, -1});
   const Graph g =
       b.finish({b.op(OpId::reshape_like, {x, like}), b.op(OpId::reshape_like, {grid, grid_like})});
   // [?, ?] into [?, ?] may be [2, 6] into [3, 4]: only the first is dropped.
@@ -139,12 +139,12 @@ TEST(Simplify, DropsReshapeLikeToTheSameMetaWithOneUnknownDim) {
 
 TEST(Simplify, DropsSameDtypeCastsIdentitiesAndDoubleNegation) {
   GraphBuilder b;
-  const int x = b.input({2});
-  const int same = b.op(OpId::cast, {x}, {{"dtype", DType::f32}});
-  const int widen = b.op(OpId::cast, {x}, {{"dtype", DType::f64}});
-  const int id = b.op(OpId::identity, {same});
-  const int n1 = b.op(OpId::neg, {id});
-  const int n2 = b.op(OpId::neg, {b.op(OpId::identity, {n1})});
+  const NodeId x = b.input({2});
+  const NodeId same = b.op(OpId::cast, {x}, {{"dtype", DType::f32}});
+  const NodeId widen = b.op(OpId::cast, {x}, {{"dtype", DType::f64}});
+  const NodeId id = b.op(OpId::identity, {same});
+  const NodeId n1 = b.op(OpId::neg, {id});
+  const NodeId n2 = b.op(OpId::neg, {b.op(OpId::identity, {n1})});
   const Graph g = b.finish({n2, widen, n1});
   EXPECT_EQ(to_text(g),
             "%0: float32[2] = placeholder() {index=0}\n"
@@ -165,8 +165,8 @@ TEST(Simplify, DropsSameDtypeCastsIdentitiesAndDoubleNegation) {
 TEST(Simplify, RedirectsAssignments) {
   Variable v(zeros({2}), "v");
   GraphBuilder b;
-  const int x = b.input({2});
-  const int read = b.variable(v);
+  const NodeId x = b.input({2});
+  const NodeId read = b.variable(v);
   b.assign(v, b.op(OpId::identity, {b.op(OpId::add, {read, x})}));
   const Graph g = b.finish({});
   EXPECT_EQ(to_text(g),
@@ -188,11 +188,11 @@ TEST(Simplify, RedirectsAssignments) {
 
 TEST(FoldConstants, EvaluatesConstantSubexpressions) {
   GraphBuilder b;
-  const int x = b.input({2});
-  const int two = b.constant(scalar(2));
-  const int three = b.constant(scalar(3));
-  const int six = b.op(OpId::mul, {two, three});
-  const int seven = b.op(OpId::add, {six, b.constant(scalar(1))});
+  const NodeId x = b.input({2});
+  const NodeId two = b.constant(scalar(2));
+  const NodeId three = b.constant(scalar(3));
+  const NodeId six = b.op(OpId::mul, {two, three});
+  const NodeId seven = b.op(OpId::add, {six, b.constant(scalar(1))});
   const Graph g = b.finish({b.op(OpId::mul, {seven, x})});
   EXPECT_EQ(to_text(g),
             "%0: float32[2] = placeholder() {index=0}\n"
@@ -212,10 +212,10 @@ TEST(FoldConstants, EvaluatesConstantSubexpressions) {
 
 TEST(FoldConstants, FoldsViewsAndKeepsLargeResults) {
   GraphBuilder b;
-  const int c = b.constant(arange(6, DType::f32));
-  const int reshaped = b.op(OpId::reshape, {c}, shape({2, 3}));
-  const int transposed = b.op(OpId::transpose, {reshaped}, perm({1, 0}));
-  const int big = b.op(OpId::broadcast_to, {b.constant(scalar(1))}, shape({300, 300}));
+  const NodeId c = b.constant(arange(6, DType::f32));
+  const NodeId reshaped = b.op(OpId::reshape, {c}, shape({2, 3}));
+  const NodeId transposed = b.op(OpId::transpose, {reshaped}, perm({1, 0}));
+  const NodeId big = b.op(OpId::broadcast_to, {b.constant(scalar(1))}, shape({300, 300}));
   const Graph g = b.finish({transposed, big});
   EXPECT_EQ(to_text(g),
             "%0: float32[6] = constant() <float32[6]>\n"
@@ -230,15 +230,16 @@ TEST(FoldConstants, FoldsViewsAndKeepsLargeResults) {
             "%1: float32[] = constant() <1>\n"
             "%2: float32[300, 300] = broadcast_to(%1) {shape=[300, 300]}\n"
             "return (%0, %2)\n");
-  EXPECT_EQ(folded.constant(0).value.to_vector<float>(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(folded.constant(NodeId(0)).value.to_vector<float>(),
+            (std::vector<float>{0, 3, 1, 4, 2, 5}));
 }
 
 TEST(FoldConstants, CountsKnownDimsButNotUnknownOnes) {
   GraphBuilder b;
-  const int x = b.input({Shape::kUnknownDim, 4});
-  const int rows =
+  const NodeId x = b.input({Shape::kUnknownDim, 4});
+  const NodeId rows =
       b.op(OpId::size_of, {x}, Attrs{{"axes", std::vector<int64_t>{0}}, {"dtype", DType::f32}});
-  const int cols =
+  const NodeId cols =
       b.op(OpId::size_of, {x}, Attrs{{"axes", std::vector<int64_t>{1}}, {"dtype", DType::f32}});
   const Graph g = b.finish({b.op(OpId::div, {x, cols}), rows});
   EXPECT_EQ(after(fold_constants, g),
@@ -252,9 +253,9 @@ TEST(FoldConstants, CountsKnownDimsButNotUnknownOnes) {
 // One constant cannot stand for an op's several outputs: an update of constants stays an op.
 TEST(FoldConstants, LeavesOpsWithSeveralOutputs) {
   GraphBuilder b;
-  const int c = b.constant(full({3}, 0.5, DType::f32));
-  const int next = b.op(OpId::adam_update, {c, c, c, c, b.constant(scalar(0.1))},
-                        Attrs{{"beta_1", 0.9}, {"beta_2", 0.999}, {"epsilon", 1e-7}});
+  const NodeId c = b.constant(full({3}, 0.5, DType::f32));
+  const NodeId next = b.op(OpId::adam_update, {c, c, c, c, b.constant(scalar(0.1))},
+                           Attrs{{"beta_1", 0.9}, {"beta_2", 0.999}, {"epsilon", 1e-7}});
   const Graph g = b.finish({next, b.output(next, 1)});
   EXPECT_EQ(after(fold_constants, g), to_text(g));
 }
@@ -263,11 +264,11 @@ TEST(FoldConstants, LeavesOpsWithSeveralOutputs) {
 
 TEST(CommonSubexpressions, MergesEqualNodesTransitively) {
   GraphBuilder b;
-  const int x = b.input({2});
-  const int e1 = b.op(OpId::exp, {x});
-  const int e2 = b.op(OpId::exp, {x});
-  const int r1 = b.op(OpId::relu, {e1});
-  const int r2 = b.op(OpId::relu, {e2});
+  const NodeId x = b.input({2});
+  const NodeId e1 = b.op(OpId::exp, {x});
+  const NodeId e2 = b.op(OpId::exp, {x});
+  const NodeId r1 = b.op(OpId::relu, {e1});
+  const NodeId r2 = b.op(OpId::relu, {e2});
   const Graph g = b.finish({b.op(OpId::add, {r1, r2})});
   EXPECT_EQ(to_text(g),
             "%0: float32[2] = placeholder() {index=0}\n"
@@ -288,11 +289,11 @@ TEST(CommonSubexpressions, MergesEqualNodesTransitively) {
 TEST(CommonSubexpressions, KeepsDifferentArgumentsAttrsAndVariables) {
   Variable v(zeros({2}), "v"), w(zeros({2}), "w");
   GraphBuilder b;
-  const int x = b.input({2});
-  const int y = b.input({2});
-  const int v1 = b.variable(v);
-  const int v2 = b.variable(v);
-  const int w1 = b.variable(w);
+  const NodeId x = b.input({2});
+  const NodeId y = b.input({2});
+  const NodeId v1 = b.variable(v);
+  const NodeId v2 = b.variable(v);
+  const NodeId w1 = b.variable(w);
   const Graph g = b.finish({b.op(OpId::exp, {x}), b.op(OpId::exp, {y}),
                             b.op(OpId::leaky_relu, {x}, {{"alpha", 0.1}}),
                             b.op(OpId::leaky_relu, {x}, {{"alpha", 0.2}}), v1, v2, w1});
@@ -322,13 +323,13 @@ TEST(CommonSubexpressions, KeepsDifferentArgumentsAttrsAndVariables) {
 
 TEST(CommonSubexpressions, MergesSmallConstantsWithEqualBytesOnly) {
   GraphBuilder b;
-  const int two = b.constant(scalar(2));
-  const int also_two = b.constant(scalar(2));
-  const int two_f64 = b.constant(scalar(2, DType::f64));
-  const int zero = b.constant(scalar(0.0));
-  const int negative_zero = b.constant(scalar(-0.0));
-  const int big = b.constant(ones({65}));
-  const int also_big = b.constant(ones({65}));
+  const NodeId two = b.constant(scalar(2));
+  const NodeId also_two = b.constant(scalar(2));
+  const NodeId two_f64 = b.constant(scalar(2, DType::f64));
+  const NodeId zero = b.constant(scalar(0.0));
+  const NodeId negative_zero = b.constant(scalar(-0.0));
+  const NodeId big = b.constant(ones({65}));
+  const NodeId also_big = b.constant(ones({65}));
   const Graph g = b.finish({two, also_two, two_f64, zero, negative_zero, big, also_big});
   EXPECT_EQ(to_text(g),
             "%0: float32[] = constant() <2>\n"

@@ -28,10 +28,10 @@ std::string after(const Graph& g) {
 
 TEST(PoolArgmax, ThePoolKeepsItsArgmaxForTheGradient) {
   GraphBuilder b;
-  const int x = b.input({-1, 4, 4, 2});
-  const int g = b.input({-1, 2, 2, 2});
-  const int pooled = b.op(OpId::max_pool2d, {x}, pool_attrs(2, 2));
-  const int grad = b.op(OpId::max_pool2d_grad, {x, g}, pool_attrs(2, 2));
+  const NodeId x = b.input({-1, 4, 4, 2});
+  const NodeId g = b.input({-1, 2, 2, 2});
+  const NodeId pooled = b.op(OpId::max_pool2d, {x}, pool_attrs(2, 2));
+  const NodeId grad = b.op(OpId::max_pool2d_grad, {x, g}, pool_attrs(2, 2));
   const Graph graph = b.finish({pooled, grad});
   EXPECT_EQ(after(graph),
             "%0: float32[?, 4, 4, 2] = placeholder() {index=0}\n"
@@ -46,12 +46,12 @@ TEST(PoolArgmax, ThePoolKeepsItsArgmaxForTheGradient) {
 
 TEST(PoolArgmax, LeavesPoolsWithoutTheirGradientAlone) {
   GraphBuilder b;
-  const int x = b.input({1, 4, 4, 2});
-  const int other = b.input({1, 4, 4, 2});
-  const int unknown_size = b.input({1, -1, -1, 2});
-  const int g = b.input({1, 2, 2, 2});
-  const int g1 = b.input({1, 3, 3, 2});
-  const int g_unknown = b.input({1, -1, -1, 2});
+  const NodeId x = b.input({1, 4, 4, 2});
+  const NodeId other = b.input({1, 4, 4, 2});
+  const NodeId unknown_size = b.input({1, -1, -1, 2});
+  const NodeId g = b.input({1, 2, 2, 2});
+  const NodeId g1 = b.input({1, 3, 3, 2});
+  const NodeId g_unknown = b.input({1, -1, -1, 2});
   // A pool with no gradient (inference); a gradient of another input's pool; a gradient of a
   // pool with other attrs; an input whose height and width are unknown.
   const Graph graph =

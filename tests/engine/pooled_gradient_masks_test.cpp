@@ -27,12 +27,12 @@ std::string after(const Graph& g) {
 
 TEST(PooledGradientMasks, MovesTheMaskOntoThePooledGradient) {
   GraphBuilder b;
-  const int y = b.input({1, 4, 4, 2});
-  const int g = b.input({1, 2, 2, 2});
-  const int pooled = b.op(OpId::max_pool2d, {y}, kPool2x2);
-  const int grad = b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2);
-  const int zero = b.constant(scalar(0));
-  const int mask = b.op(OpId::cast, {b.op(OpId::greater, {y, zero})}, {{"dtype", DType::f32}});
+  const NodeId y = b.input({1, 4, 4, 2});
+  const NodeId g = b.input({1, 2, 2, 2});
+  const NodeId pooled = b.op(OpId::max_pool2d, {y}, kPool2x2);
+  const NodeId grad = b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2);
+  const NodeId zero = b.constant(scalar(0));
+  const NodeId mask = b.op(OpId::cast, {b.op(OpId::greater, {y, zero})}, {{"dtype", DType::f32}});
   const Graph graph = b.finish({pooled, b.op(OpId::mul, {mask, grad})});
   EXPECT_EQ(after(graph),
             "%0: float32[1, 4, 4, 2] = placeholder() {index=0}\n"
@@ -50,22 +50,22 @@ TEST(PooledGradientMasks, MovesTheMaskOntoThePooledGradient) {
 
 TEST(PooledGradientMasks, LeavesOtherMasksAlone) {
   GraphBuilder b;
-  const int y = b.input({1, 4, 4, 2});
-  const int other = b.input({1, 4, 4, 2});
-  const int g = b.input({1, 2, 2, 2});
-  const int pooled = b.op(OpId::max_pool2d, {y}, kPool2x2);
-  const int zero = b.constant(scalar(0));
-  auto mask_of = [&](int x) {
+  const NodeId y = b.input({1, 4, 4, 2});
+  const NodeId other = b.input({1, 4, 4, 2});
+  const NodeId g = b.input({1, 2, 2, 2});
+  const NodeId pooled = b.op(OpId::max_pool2d, {y}, kPool2x2);
+  const NodeId zero = b.constant(scalar(0));
+  auto mask_of = [&](NodeId x) {
     return b.op(OpId::cast, {b.op(OpId::greater, {x, zero})}, {{"dtype", DType::f32}});
   };
   // A mask of another tensor; a gradient that is also returned; a per-channel threshold; a
   // gradient whose forward pool is not in the graph.
-  const int grad = b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2);
-  const int shared = b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2);
-  const int thresholds = b.input({2});
-  const int channel_mask =
+  const NodeId grad = b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2);
+  const NodeId shared = b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2);
+  const NodeId thresholds = b.input({2});
+  const NodeId channel_mask =
       b.op(OpId::cast, {b.op(OpId::greater, {y, thresholds})}, {{"dtype", DType::f32}});
-  const int unpooled = b.op(OpId::max_pool2d_grad, {other, g}, kPool2x2);
+  const NodeId unpooled = b.op(OpId::max_pool2d_grad, {other, g}, kPool2x2);
   const Graph graph = b.finish(
       {pooled, b.op(OpId::mul, {grad, mask_of(other)}), b.op(OpId::mul, {shared, mask_of(y)}),
        shared, b.op(OpId::mul, {b.op(OpId::max_pool2d_grad, {y, g}, kPool2x2), channel_mask}),

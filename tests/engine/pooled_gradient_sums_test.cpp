@@ -27,12 +27,12 @@ Attrs sum_over(std::vector<int64_t> axes, bool keepdims) {
 
 TEST(PooledGradientSums, SumsOverRowsAndColumnsTakeThePooledGradient) {
   GraphBuilder b;
-  const int y = b.input({2, 4, 4, 3});
-  const int g = b.input({2, 2, 2, 3});
+  const NodeId y = b.input({2, 4, 4, 3});
+  const NodeId g = b.input({2, 2, 2, 3});
   const Attrs pool{{"pool_size", std::vector<int64_t>{2, 2}},
                    {"strides", std::vector<int64_t>{2, 2}},
                    {"same", false}};
-  const int spread = b.op(OpId::max_pool2d_grad, {y, g}, pool);
+  const NodeId spread = b.op(OpId::max_pool2d_grad, {y, g}, pool);
   const Graph graph = b.finish({b.op(OpId::reduce_sum, {spread}, sum_over({0, 1, 2}, true)),
                                 b.op(OpId::reduce_sum, {spread}, sum_over({1, 2}, false)),
                                 b.op(OpId::reduce_sum, {spread}, sum_over({0, 1}, false))});

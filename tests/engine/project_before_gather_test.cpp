@@ -28,11 +28,12 @@ std::string after(const Graph& g) {
 
 TEST(ProjectBeforeGather, ProjectsTheTableAndAddsTheBiasToIt) {
   GraphBuilder b;
-  const int ids = b.input({-1, -1}, DType::i32);
-  const int table = b.input({10, 4});
-  const int w = b.input({4, 6});
-  const int bias = b.input({6});
-  const int projected = b.op(OpId::matmul, {b.op(OpId::gather, {table, ids}, kAxis0), w}, kPlain);
+  const NodeId ids = b.input({-1, -1}, DType::i32);
+  const NodeId table = b.input({10, 4});
+  const NodeId w = b.input({4, 6});
+  const NodeId bias = b.input({6});
+  const NodeId projected =
+      b.op(OpId::matmul, {b.op(OpId::gather, {table, ids}, kAxis0), w}, kPlain);
   const Graph graph = b.finish({b.op(OpId::add, {projected, bias})});
   EXPECT_EQ(after(graph),
             "%0: int32[?, ?] = placeholder() {index=0}\n"
@@ -50,9 +51,9 @@ TEST(ProjectBeforeGather, ProjectsTheTableAndAddsTheBiasToIt) {
 TEST(ProjectBeforeGather, ProjectsLargeTablesOnlyForBatchesOfMoreIds) {
   for (const int64_t batch : {int64_t{-1}, int64_t{2048}}) {
     GraphBuilder b;
-    const int ids = b.input({batch, 4}, DType::i32);
-    const int table = b.input({8000, 64});
-    const int w = b.input({64, 32});
+    const NodeId ids = b.input({batch, 4}, DType::i32);
+    const NodeId table = b.input({8000, 64});
+    const NodeId w = b.input({64, 32});
     const Graph graph =
         b.finish({b.op(OpId::matmul, {b.op(OpId::gather, {table, ids}, kAxis0), w}, kPlain)});
     const bool projected = after(graph).find("float32[8000, 32] = matmul") != std::string::npos;
@@ -63,12 +64,12 @@ TEST(ProjectBeforeGather, ProjectsLargeTablesOnlyForBatchesOfMoreIds) {
 // Lookups along another axis and products with a transposed right operand are left as they are.
 TEST(ProjectBeforeGather, LeavesOtherLookupsAlone) {
   GraphBuilder b;
-  const int ids = b.input({5}, DType::i32);
-  const int table = b.input({10, 4});
-  const int w = b.input({4, 6});
-  const int right = b.input({5, 6});
+  const NodeId ids = b.input({5}, DType::i32);
+  const NodeId table = b.input({10, 4});
+  const NodeId w = b.input({4, 6});
+  const NodeId right = b.input({5, 6});
   const Attrs transposed{{"transpose_a", false}, {"transpose_b", true}};
-  const int columns = b.op(OpId::gather, {table, ids}, {{"axis", int64_t{1}}});
+  const NodeId columns = b.op(OpId::gather, {table, ids}, {{"axis", int64_t{1}}});
   const Graph graph =
       b.finish({b.op(OpId::matmul, {columns, right}, kPlain),
                 b.op(OpId::matmul, {b.op(OpId::gather, {table, ids}, kAxis0), table}, transposed),
