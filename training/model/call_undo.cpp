@@ -6,7 +6,7 @@
 
 namespace kiln {
 
-CallUndo::CallUndo(Model& model, bool whole_fit) : model_(model) {
+CallUndo::CallUndo(Model& model, Kind kind) : model_(model) {
   const random::Generator& gen = random::default_generator();
   seed_ = gen.seed();
   draws_ = gen.draws();
@@ -20,8 +20,7 @@ CallUndo::CallUndo(Model& model, bool whole_fit) : model_(model) {
     steps_run_ = trainer->steps_run();
     optimizer_slots_ = trainer->optimizer().slot_count();
   }
-  // A first training call (or a fit's callbacks) may assign variables before a step fails.
-  if (had_train_steps_ && !whole_fit) return;
+  if (kind == Kind::inference || (kind == Kind::training && had_train_steps_)) return;
   std::vector<Variable> variables = model.weights();
   for (const Variable& v : model.random_states()) variables.push_back(v);
   if (trainer != nullptr)

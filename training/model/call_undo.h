@@ -21,14 +21,26 @@ class Model;
 
 class CallUndo {
  public:
-  // `whole_fit`: the call runs callbacks that may assign variables before its first step (fit),
-  // so their values are recorded even when the steps exist already.
-  CallUndo(Model& model, bool whole_fit);
+  // What a call may assign to existing variables before its first step completes, and so
+  // whether their values are recorded (a copy of every weight).
+  enum class Kind {
+    // fit: its callbacks may assign before the first step (BackupAndRestore restoring a
+    // backup), so values are always recorded.
+    fit,
+    // train_on_batch: a first training step may assign some variables and then fail (run
+    // eagerly, each update lands as it is computed); recorded until the training steps exist.
+    training,
+    // evaluate, predict, test_on_batch, predict_on_batch: their steps assign no weight,
+    // optimizer or random state, so nothing is recorded and calls in a loop copy no weights.
+    inference,
+  };
+
+  CallUndo(Model& model, Kind kind);
 
   // Runs `call`; when it throws before running a step, restores the model and rethrows.
   template <typename F>
-  static decltype(auto) run(Model& model, bool whole_fit, F&& call) {
-    CallUndo undo(model, whole_fit);
+  static decltype(auto) run(Model& model, Kind kind, F&& call) {
+    CallUndo undo(model, kind);
     try {
       return std::forward<F>(call)();
     } catch (...) {

@@ -121,7 +121,8 @@ class Model : public layers::Layer {
 
   // Builds the model, the optimizer's slots and the traced steps for the first batch of `data`'s
   // pass `pass`, as fit does before its callbacks start; a batch that does not fit the model is
-  // refused with a message naming `call`. Nothing to do once the steps exist.
+  // refused with a message naming `call` and leaves the model as it was (call_undo.h). Nothing
+  // to do once the steps exist.
   void prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass = 0);
 
   // Whether compile() was called (predict runs an uncompiled model through a trainer of its own).
@@ -162,6 +163,8 @@ class Model : public layers::Layer {
                       FitOptions options);
   History fit_dataset(const datasets::Dataset& data, FitOptions options);
   std::vector<Tensor> predict_tensors(const std::vector<Tensor>& x, const PredictOptions& options);
+  // prepare_for's body, which fit runs inside its own CallUndo.
+  void prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass);
   saving::ModelWeights saved_weights() const;
   std::optional<std::pair<int, int64_t>> resume_point_;
 };

@@ -253,6 +253,22 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
   return update_metrics(loss, y, predictions, sample_weight, masks);
 }
 
+void Trainer::check_batch(const Batch& given, std::string_view call) const {
+  KILN_CHECK(given.y.size() == losses_.size(), call, ": model '", model_.name(), "' has ",
+             losses_.size(), " outputs but the data has ", given.y.size(), " targets");
+  const Batch batch = at_boundary(given);
+  std::vector<TensorMeta> x;
+  for (const Tensor& t : batch.x) x.push_back(t.meta());
+  std::vector<Tensor> predictions;
+  for (const TensorMeta& m : model_.compute_output_spec(x))
+    predictions.push_back(Tensor::symbolic(m));
+  try {
+    check_targets(batch, predictions);
+  } catch (const Error& e) {
+    throw Error(std::string(call) + ": " + e.what());
+  }
+}
+
 void Trainer::check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const {
   const auto symbolic = [](const Tensor& t) {
     return t.defined() ? Tensor::symbolic(t.meta()) : Tensor();

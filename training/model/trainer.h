@@ -53,6 +53,10 @@ class Trainer {
   // batch's shapes, and fixes the steps' signatures (compile's step_shapes). The steps call it;
   // fit calls it before its callbacks start, so they may restore weights and optimizer state.
   void prepare(const Batch& batch);
+  // After prepare: refuses a batch whose targets do not fit the outputs under the losses, as
+  // prepare does for the first training batch, from shapes alone, naming `call`. fit checks its
+  // validation data so before training, not after the first epoch.
+  void check_batch(const Batch& given, std::string_view call) const;
 
   // What CallUndo (training/model/call_undo.h) reads and puts back for a call that failed before
   // running a step: whether the steps exist, how many steps ran (train, test and predict steps a

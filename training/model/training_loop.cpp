@@ -151,7 +151,8 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
   check_inputs(x, "fit");
   if (options.validation_data) check_inputs(options.validation_data->x, "fit (validation_data)");
   // The shuffle draws a seed: undone with the rest if the call fails before a step.
-  return CallUndo::run(*this, true, [&] { return fit_tensors(x, y, std::move(options)); });
+  return CallUndo::run(*this, CallUndo::Kind::fit,
+                       [&] { return fit_tensors(x, y, std::move(options)); });
 }
 
 History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
@@ -200,6 +201,10 @@ History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tenso
 }
 
 void Model::prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
+  CallUndo::run(*this, CallUndo::Kind::training, [&] { prepare_steps(data, call, pass); });
+}
+
+void Model::prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
   Trainer& t = trainer();
   if (t.train_function() != nullptr) return;
   if (std::optional<datasets::Element> first = data.iterator(pass).next())
@@ -207,7 +212,8 @@ void Model::prepare_for(const datasets::Dataset& data, std::string_view call, ui
 }
 
 History Model::fit(const datasets::Dataset& data, FitOptions options) {
-  return CallUndo::run(*this, true, [&] { return fit_dataset(data, std::move(options)); });
+  return CallUndo::run(*this, CallUndo::Kind::fit,
+                       [&] { return fit_dataset(data, std::move(options)); });
 }
 
 History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
@@ -238,7 +244,11 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
 
   stop_training = false;
   // Built before the callbacks start, so one may restore weights and optimizer state.
-  prepare_for(data, "fit", static_cast<uint64_t>(options.initial_epoch));
+  prepare_steps(data, "fit", static_cast<uint64_t>(options.initial_epoch));
+  if (options.validation_dataset)
+    if (std::optional<datasets::Element> first = options.validation_dataset->iterator(0).next())
+      t.check_batch(to_batch(*this, *first, true, "fit (validation_data)"),
+                    "fit (validation_data)");
   resume_point_.reset();
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
   const auto [first_epoch, skip] = resume_point_.value_or(std::pair{options.initial_epoch, 0});
@@ -310,7 +320,7 @@ std::map<std::string, double> Model::evaluate(const std::vector<Tensor>& x,
 std::map<std::string, double> Model::evaluate(const datasets::Dataset& data,
                                               EvaluateOptions options) {
   trainer();
-  return CallUndo::run(*this, false, [&] {
+  return CallUndo::run(*this, CallUndo::Kind::inference, [&] {
     const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
     const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
     return run_test(*this, data, callbacks, options.steps, "evaluate");
@@ -326,7 +336,8 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions options) {
   check_inputs(x, "predict");
-  return CallUndo::run(*this, false, [&] { return predict_tensors(x, options); });
+  return CallUndo::run(*this, CallUndo::Kind::inference,
+                       [&] { return predict_tensors(x, options); });
 }
 
 std::vector<Tensor> Model::predict_tensors(const std::vector<Tensor>& x,
@@ -363,7 +374,7 @@ std::map<std::string, double> Model::train_on_batch(const std::vector<Tensor>& x
   check_inputs(x, "train_on_batch");
   Trainer& t = trainer();
   // Keras's default: metrics accumulate across calls until reset_metrics.
-  return CallUndo::run(*this, false, [&] {
+  return CallUndo::run(*this, CallUndo::Kind::training, [&] {
     return t.train_batch(
         {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
   });
@@ -375,7 +386,7 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
   check_inputs(x, "test_on_batch");
   Trainer& t = trainer();
   NoGradGuard no_grad;
-  return CallUndo::run(*this, false, [&] {
+  return CallUndo::run(*this, CallUndo::Kind::inference, [&] {
     return t.test_batch(
         {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
   });
@@ -384,7 +395,8 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
   check_inputs(x, "predict_on_batch");
   NoGradGuard no_grad;
-  return CallUndo::run(*this, false, [&] { return predicting_trainer().predict_batch(x); });
+  return CallUndo::run(*this, CallUndo::Kind::inference,
+                       [&] { return predicting_trainer().predict_batch(x); });
 }
 
 }  // namespace kiln

@@ -144,6 +144,35 @@ TEST(RejectedCalls, FitWithWrongTargets) {
       [&](Sequential& m) { return values_of(m.fit(d.x, d.y, options).history.at("loss")); }, d.x);
 }
 
+// Validation targets are checked with the training batch, before the first epoch trains, not
+// after it.
+TEST(RejectedCalls, FitWithWrongValidationTargets) {
+  const Data d;
+  FitOptions options{.batch_size = 4, .epochs = 2, .verbose = 0};
+  FitOptions bad_validation = options;
+  bad_validation.validation_data = ValidationData{{d.x}, {d.wide_y}};
+  expect_refused_then_like_fresh(
+      declared, [&](Sequential& m) { m.fit(d.x, d.y, bad_validation); },
+      {"fit (validation_data): model 'declared': target float32[4, 3] does not fit output"},
+      [&](Sequential& m) { return values_of(m.fit(d.x, d.y, options).history.at("loss")); }, d.x);
+}
+
+// What `kiln train` calls before it writes its run directory.
+TEST(RejectedCalls, PrepareFor) {
+  const Data d;
+  expect_refused_then_like_fresh(
+      declared,
+      [&](Sequential& m) {
+        m.prepare_for(datasets::Dataset::from_tensor_slices({d.x, d.wide_y}).batch(4), "train");
+      },
+      {"target float32[4, 3] does not fit output"},
+      [&](Sequential& m) {
+        return values_of(
+            m.fit(d.x, d.y, {.batch_size = 4, .epochs = 2, .verbose = 0}).history.at("loss"));
+      },
+      d.x);
+}
+
 TEST(RejectedCalls, FitOnADataset) {
   const Data d;
   const auto data = [](const Tensor& x, const Tensor& y) {
