@@ -24,7 +24,8 @@ std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
 // writes data_format into every such config) is an error rather than a silent transpose.
 template <typename Options>
 ConfigField<Options> channels_last_field() {
-  return fixed_field<Options>("data_format", Config("channels_last"));
+  return fixed_field<Options>("data_format", Config("channels_last"),
+                              "kiln layers take channels_last inputs");
 }
 
 }  // namespace kiln::layers

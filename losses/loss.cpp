@@ -23,8 +23,7 @@ Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor
 }
 
 Config Loss::get_config() const {
-  static const FieldTable<LossOptions> fields = loss_fields<LossOptions>();
-  return write_fields(LossOptions{.reduction = reduction_, .name = name_}, fields);
+  return write_fields(LossOptions{.reduction = reduction_, .name = name_}, common_loss_fields());
 }
 
 }  // namespace kiln::losses

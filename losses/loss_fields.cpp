@@ -13,4 +13,9 @@ Reduction reduction_of(const Config& value) {
   }
 }
 
+const FieldTable<LossOptions>& common_loss_fields() {
+  static const FieldTable<LossOptions> table = loss_fields<LossOptions>();
+  return table;
+}
+
 }  // namespace kiln::losses

@@ -26,6 +26,10 @@ FieldTable<Options> loss_fields(FieldTable<Options> own = {}) {
   return table;
 }
 
+// The table of the losses whose config is only a name and a reduction (and of Loss's own
+// get_config).
+const FieldTable<LossOptions>& common_loss_fields();
+
 // `name`, or `default_name` when empty (an options struct's name left unset).
 inline std::string name_or(const std::string& name, std::string_view default_name) {
   return name.empty() ? std::string(default_name) : name;

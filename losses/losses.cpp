@@ -9,15 +9,9 @@
 namespace kiln::losses {
 namespace {
 
-// The table of the losses whose config is only a name and a reduction.
-const FieldTable<LossOptions>& common_fields() {
-  static const FieldTable<LossOptions> table = loss_fields<LossOptions>();
-  return table;
-}
-
 template <typename L>
 LossPtr from_common_fields(const Config& config, std::string_view class_name) {
-  return std::make_shared<L>(read_fields(config, common_fields(), class_name));
+  return std::make_shared<L>(read_fields(config, common_loss_fields(), class_name));
 }
 
 }  // namespace

@@ -79,8 +79,8 @@ void register_loss(const std::string& name, LossFunction per_sample) {
   add_custom(
       name,
       [name, fn = std::move(per_sample)](const Config& config) -> LossPtr {
-        static const FieldTable<LossOptions> fields = loss_fields<LossOptions>();
-        return std::make_shared<LossFunctionWrapper>(fn, name, read_fields(config, fields, name));
+        return std::make_shared<LossFunctionWrapper>(
+            fn, name, read_fields(config, common_loss_fields(), name));
       },
       "register_loss");
 }

@@ -75,7 +75,7 @@ AdamW::AdamW(OptimizerOptions options, AdamOptions adam)
 
 OptimizerPtr AdamW::from_config(const Config& config) {
   OptimizerOptions options = shared_options_from_config(config, kClassName);
-  return std::make_shared<AdamW>(std::move(options), own_from_config(config));
+  return std::make_shared<AdamW>(std::move(options), own_from_config(config, kClassName));
 }
 
 }  // namespace kiln::optimizers

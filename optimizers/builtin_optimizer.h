@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/optimizers/optimizer.h"
 #include "kiln/optimizers/registry.h"
 
@@ -27,7 +28,7 @@ class BuiltinOptimizer : public Optimizer {
   // Keras's config keys: the shared ones plus Self::fields().
   static OptimizerPtr from_config(const Config& config) {
     OptimizerOptions options = shared_options_from_config(config, Self::kClassName);
-    return std::make_shared<Self>(std::move(options), own_from_config(config));
+    return std::make_shared<Self>(std::move(options), own_from_config(config, Self::kClassName));
   }
 
   std::string class_name() const override { return std::string(Self::kClassName); }
@@ -49,8 +50,8 @@ class BuiltinOptimizer : public Optimizer {
                                Self::kDefaultLearningRate);
   }
   // Keys that are absent or null keep Own's defaults, which are Keras's.
-  static Own own_from_config(const Config& config) {
-    return read_fields(config, Self::fields(), "optimizer " + std::string(Self::kClassName), Own{},
+  static Own own_from_config(const Config& config, std::string_view class_name) {
+    return read_fields(config, Self::fields(), "optimizer " + std::string(class_name), Own{},
                        field_keys(optimizer_fields()));
   }
 

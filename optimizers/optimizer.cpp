@@ -6,7 +6,6 @@
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
-#include "kiln/optimizers/registry.h"
 
 namespace kiln::optimizers {
 namespace {
@@ -178,9 +177,36 @@ Variable Optimizer::add_variable(const Tensor& initial, const std::string& suffi
   return extra_variables_.emplace_back(initial, options_.name + "/" + suffix, /*trainable=*/false);
 }
 
+const FieldTable<OptimizerOptions>& optimizer_fields() {
+  using O = OptimizerOptions;
+  static const FieldTable<O> table{
+      field("name", &O::name),
+      {"learning_rate",
+       [](const Config& rate, O& into, std::string_view) {
+         if (rate.is_map())
+           into.schedule = schedule_from_config(rate);
+         else
+           into.learning_rate = rate.as_double();
+       },
+       [](const O& from) {
+         return from.schedule ? serialize(*from.schedule) : Config(from.learning_rate);
+       }},
+      field("weight_decay", &O::weight_decay),
+      field("clipnorm", &O::clipnorm),
+      field("global_clipnorm", &O::global_clipnorm),
+      field("clipvalue", &O::clipvalue),
+      fixed_field<O>("use_ema", Config(false), "kiln has no weight averaging"),
+      // These act only with use_ema, so any value of theirs is harmless.
+      ignored_field<O>("ema_momentum", Config(0.99)),
+      ignored_field<O>("ema_overwrite_frequency", Config()),
+      null_field<O>("loss_scale_factor"),
+      null_field<O>("gradient_accumulation_steps")};
+  return table;
+}
+
 Config Optimizer::get_config() const {
   OptimizerOptions written = options_;
-  written.learning_rate = learning_rate();  // as a callback may have set it
+  if (!written.schedule) written.learning_rate = learning_rate();  // a callback may have set it
   return write_fields(written, optimizer_fields());
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/framework/tensor/tensor.h"
 #include "kiln/framework/tensor/variable.h"
 #include "kiln/optimizers/schedules.h"
@@ -26,6 +27,12 @@ struct OptimizerOptions {
   std::optional<double> weight_decay;     // decoupled decay (AdamW's, and Keras's for all)
   std::string name;
 };
+
+// The keys every Keras optimizer config holds, over OptimizerOptions (config_fields.h): name;
+// learning_rate, a number or a schedule's config; weight_decay, clipnorm, clipvalue,
+// global_clipnorm. Keras's use_ema, loss_scale_factor and gradient_accumulation_steps are
+// written at the values that switch them off and refused at any other.
+const FieldTable<OptimizerOptions>& optimizer_fields();
 
 class Optimizer {
  public:

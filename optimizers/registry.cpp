@@ -72,33 +72,6 @@ std::vector<std::string> known_names() {
   return registry().names();
 }
 
-const FieldTable<OptimizerOptions>& optimizer_fields() {
-  using O = OptimizerOptions;
-  static const FieldTable<O> table{
-      field("name", &O::name),
-      {"learning_rate",
-       [](const Config& rate, O& into, std::string_view) {
-         if (rate.is_map())
-           into.schedule = schedule_from_config(rate);
-         else
-           into.learning_rate = rate.as_double();
-       },
-       [](const O& from) {
-         return from.schedule ? serialize(*from.schedule) : Config(from.learning_rate);
-       }},
-      field("weight_decay", &O::weight_decay),
-      field("clipnorm", &O::clipnorm),
-      field("global_clipnorm", &O::global_clipnorm),
-      field("clipvalue", &O::clipvalue),
-      fixed_field<O>("use_ema", Config(false), "kiln has no weight averaging"),
-      // These act only with use_ema, so any value of theirs is harmless.
-      ignored_field<O>("ema_momentum", Config(0.99)),
-      ignored_field<O>("ema_overwrite_frequency", Config()),
-      null_field<O>("loss_scale_factor"),
-      null_field<O>("gradient_accumulation_steps")};
-  return table;
-}
-
 OptimizerOptions options_from_config(const Config& config, std::string_view class_name,
                                      const std::vector<std::string>& own_keys,
                                      double default_learning_rate) {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
-#include "kiln/framework/core/config_fields.h"
 #include "kiln/optimizers/optimizer.h"
 
 namespace kiln::optimizers {
@@ -27,12 +26,6 @@ Config serialize(const Optimizer& optimizer);
 // Makes `class_name` (case-insensitive) usable by get and from_config; a taken name is an error.
 void register_optimizer(const std::string& class_name, OptimizerFactory factory);
 std::vector<std::string> known_names();  // lower case, sorted
-
-// The keys every Keras optimizer config holds, over OptimizerOptions (config_fields.h): name;
-// learning_rate, a number or a schedule's config; weight_decay, clipnorm, clipvalue,
-// global_clipnorm. Keras's use_ema, loss_scale_factor and gradient_accumulation_steps are
-// written at the values that switch them off and refused at any other.
-const FieldTable<OptimizerOptions>& optimizer_fields();
 
 // For factories: the shared options from a Keras config. Keys other than the shared ones and
 // `own_keys` are errors.

@@ -4,7 +4,6 @@
 
 namespace kiln::optimizers {
 
-// Keras's auto name for the class RMSprop is "rm_sprop".
 const FieldTable<RMSpropOptions>& RMSprop::fields() {
   static const FieldTable<RMSpropOptions> table{
       field("rho", &RMSpropOptions::rho), field("momentum", &RMSpropOptions::momentum),
@@ -12,6 +11,7 @@ const FieldTable<RMSpropOptions>& RMSprop::fields() {
   return table;
 }
 
+// Keras's auto name for the class RMSprop is "rm_sprop".
 RMSprop::RMSprop(OptimizerOptions options, RMSpropOptions rmsprop)
     : BuiltinOptimizer(with_default_name(std::move(options), "rm_sprop"), rmsprop) {}
 

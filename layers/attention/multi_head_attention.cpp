@@ -39,6 +39,10 @@ MultiHeadAttention::MultiHeadAttention(int64_t num_heads, int64_t key_dim,
              "positive, got ", num_heads, " and ", key_dim);
   KILN_CHECK(options_.dropout >= 0 && options_.dropout < 1,
              "MultiHeadAttention: dropout must be in [0, 1), got ", options_.dropout);
+  KILN_CHECK(options_.value_dim >= 0,
+             "MultiHeadAttention: value_dim must be positive (or 0 for "
+             "key_dim), got ",
+             options_.value_dim);
   if (options_.value_dim == 0) options_.value_dim = key_dim;
   supports_masking_ = true;
 }
@@ -164,7 +168,8 @@ namespace {
 
 using Options = MultiHeadAttentionOptions;
 
-// Keras writes attention_axes as [1] once built, the time axis: the only axes kiln attends over.
+// Keras writes attention_axes as [1] once built, the time axis: the only axes kiln attends over,
+// and what null (written here, Keras's default) means for [batch, time, features] inputs.
 ConfigField<Options> time_axis_only() {
   return {"attention_axes",
           [](const Config& axes, Options&, std::string_view what) {
@@ -196,8 +201,8 @@ const FieldTable<Options>& fields() {
       null_field<Options>("bias_constraint"),
       field("seed", &Options::seed),
       read_only(null_field<Options>("flash_attention")),
-      read_only(null_field<Options>("sliding_window")),
-      read_only(fixed_field<Options>("use_gate", Config(false)))};
+      null_field<Options>("sliding_window"),
+      fixed_field<Options>("use_gate", Config(false), "gated attention is not implemented")};
   return table;
 }
 

@@ -7,12 +7,8 @@
 
 namespace kiln::layers {
 
-BaseConv::BaseConv(int rank, std::string_view what, std::string kernel_prefix, ConvWindow window,
-                   LayerArgs args)
-    : Layer(std::move(args)),
-      rank_(rank),
-      kernel_prefix_(std::move(kernel_prefix)),
-      window_(std::move(window)) {
+BaseConv::BaseConv(int rank, std::string_view what, ConvWindow window, LayerArgs args)
+    : Layer(std::move(args)), rank_(rank), window_(std::move(window)) {
   std::string prefix(what);
   prefix += ' ';
   window_.kernel_size = per_axis(window_.kernel_size, rank, prefix + "kernel_size");

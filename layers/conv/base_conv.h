@@ -80,9 +80,7 @@ class BaseConv : public Layer {
 
  protected:
   // `what` names the class in argument errors (a constructor cannot ask class_name());
-  // `kernel_prefix` names the kernel's config keys ("kernel" or "depthwise").
-  BaseConv(int rank, std::string_view what, std::string kernel_prefix, ConvWindow window,
-           LayerArgs args);
+  BaseConv(int rank, std::string_view what, ConvWindow window, LayerArgs args);
   const ConvWindow& window() const { return window_; }
 
   // The kernel's shape as Keras stores it, and the groups of the conv op, for `in` channels.
@@ -93,7 +91,6 @@ class BaseConv : public Layer {
   Tensor convolve(const Tensor& x, const Tensor& kernel, int64_t groups) const;
 
   int rank_;
-  std::string kernel_prefix_;
   ConvWindow window_;
   activations::Activation activation_;
   int64_t in_channels_ = -1;

@@ -6,7 +6,7 @@ namespace kiln::layers {
 
 Conv::Conv(int rank, std::string_view what, int64_t filters, std::vector<int64_t> kernel_size,
            ConvOptions options)
-    : BaseConv(rank, what, "kernel",
+    : BaseConv(rank, what,
                conv_window(std::move(kernel_size), options, options.kernel_initializer,
                            options.kernel_regularizer),
                options.layer_args()),

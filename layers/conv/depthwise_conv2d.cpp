@@ -5,7 +5,7 @@
 namespace kiln::layers {
 
 DepthwiseConv2D::DepthwiseConv2D(std::vector<int64_t> kernel_size, DepthwiseConv2DOptions options)
-    : BaseConv(2, "DepthwiseConv2D", "depthwise",
+    : BaseConv(2, "DepthwiseConv2D",
                conv_window(std::move(kernel_size), options, options.depthwise_initializer,
                            options.depthwise_regularizer),
                options.layer_args()),

@@ -53,7 +53,8 @@ const FieldTable<Options>& fields() {
       field(
           "embeddings_initializer", &Options::embeddings_initializer,
           [](const Config& init) {
-            return init.is_string() ? initializer_alias(init.as_string()) : initializer_name(init);
+            return initializer_name(init.is_string() ? Config(initializer_alias(init.as_string()))
+                                                     : init);
           },
           serialize_initializer),
       regularizer_field("embeddings_regularizer", &Options::embeddings_regularizer),
@@ -61,7 +62,7 @@ const FieldTable<Options>& fields() {
       null_field<Options>("embeddings_constraint"),
       field("mask_zero", &Options::mask_zero),
       read_only(null_field<Options>("lora_rank")),
-      read_only(null_field<Options>("quantization_config")),
+      null_field<Options>("quantization_config"),
       ignored_field<Options>("lora_alpha"),
       ignored_field<Options>("input_length")};  // Keras 2's, implied by the inputs
   return table;
