@@ -19,6 +19,13 @@ class ShapeError : public Error {
   using Error::Error;
 };
 
+// Raised when code reads the values of a symbolic tensor (one being traced, or a shape-only
+// check's stand-in): it computes from values, not shapes.
+class SymbolicValueError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 template <typename... Args>
 std::string concat(Args&&... args) {

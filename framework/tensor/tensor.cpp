@@ -39,9 +39,11 @@ Tensor Tensor::view(const Shape& shape, int64_t element_offset) const {
 
 void* Tensor::raw_data() const {
   KILN_CHECK(defined(), "use of an undefined tensor");
-  KILN_CHECK(!is_symbolic(), "tensor of shape ", shape(),
-             " is symbolic (being traced) and has no data; values exist only when the traced "
-             "function runs");
+  if (is_symbolic())
+    throw SymbolicValueError(detail::concat(
+        "tensor of shape ", shape(),
+        " is symbolic (being traced) and has no data; values exist only when the traced "
+        "function runs"));
   return static_cast<char*>(impl_->storage->data()) + impl_->offset;
 }
 

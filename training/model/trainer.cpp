@@ -277,6 +277,9 @@ void Trainer::check_targets(const Batch& batch, const std::vector<Tensor>& predi
   for (size_t o = 0; o < losses_.size(); ++o) {
     try {
       (void)(*losses_[o])(symbolic(batch.y[o]), symbolic(predictions[o]), sw, Tensor());
+    } catch (const SymbolicValueError&) {
+      // A loss that reads values (a custom one, for a model run eagerly) cannot be checked from
+      // shapes; its first step checks it.
     } catch (const Error& e) {
       throw Error("model '" + model_.name() + "': target " + describe(batch.y[o].meta()) +
                   " does not fit output '" + model_.output_name(o) + "' " +

@@ -18,6 +18,7 @@
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/reshaping/reshape.h"
+#include "kiln/losses/losses.h"
 #include "kiln/training/model/sequential.h"
 #include "kiln/training/model/trainer.h"
 #include "tests/test_support/expect_error.h"
@@ -155,6 +156,23 @@ TEST(RejectedCalls, FitWithWrongValidationTargets) {
       declared, [&](Sequential& m) { m.fit(d.x, d.y, bad_validation); },
       {"fit (validation_data): model 'declared': target float32[4, 3] does not fit output"},
       [&](Sequential& m) { return values_of(m.fit(d.x, d.y, options).history.at("loss")); }, d.x);
+}
+
+// The targets check runs the losses on shapes alone; a loss that reads values (possible in a model
+// run eagerly) is left for its first step to check.
+TEST(RejectedCalls, ALossThatReadsValuesIsNotRefusedByTheTargetsCheck) {
+  const Data d;
+  auto model = declared();
+  const auto reads_values = [](const Tensor& y_true, const Tensor& y_pred) {
+    const double first = y_true.to_vector<double>().at(0);  // needs values
+    return ops::mean(ops::square(y_pred - y_true), {-1}) * (first == first ? 1.0 : 0.0);
+  };
+  model->compile({.optimizer = "adam",
+                  .loss = std::make_shared<losses::LossFunctionWrapper>(
+                      reads_values, "reads_values", losses::LossOptions{}),
+                  .run_eagerly = true});
+  const History history = model->fit(d.x, d.y, {.batch_size = 4, .verbose = 0});
+  EXPECT_EQ(history.history.at("loss").size(), 1u);
 }
 
 // What `kiln train` calls before it writes its run directory.
