@@ -11,6 +11,7 @@
 #include "kiln/configs/model_builder.h"
 #include "kiln/configs/run_callbacks.h"
 #include "kiln/configs/yaml_config.h"
+#include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
 #include "kiln/framework/random/random.h"
@@ -78,8 +79,17 @@ void check_distribute(const Config& run) {
              "' is not available yet: kiln trains on one device (default or one_device)");
   if (const Config* devices = d->find("devices"))
     for (const Config& dev : devices->as_list())
-      KILN_CHECK(dev.as_string() == "cpu" || dev.as_string() == "cpu:0", dev.where(), "device '",
-                 dev.as_string(), "' is not available to this run (cpu only)");
+      located(dev, [&] {
+        const std::string name = dev.as_string();
+        const Device device = name == "cpu:0" ? Device::cpu() : Device::parse(name);
+        if (device.is_cpu()) return 0;
+        // Why this build or machine cannot use it, when it cannot; a run never falls back from
+        // a GPU it names.
+        (void)backend_for(device);
+        throw Error("device '" + name +
+                    "' is not available to this run: kiln does not train on GPUs yet (its CUDA "
+                    "backend runs some ops only); name cpu");
+      });
 }
 
 losses::LossPtr loss_of(const Config& spec) {

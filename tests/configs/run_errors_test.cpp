@@ -120,8 +120,12 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
                {"run.yaml:11:", "monitor 'val_acuracy' is not a value fit logs",
                 "did you mean 'val_accuracy'?"});
   // A device this build cannot use, a dtype policy that does not exist.
-  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {devices: [cuda:1]}",
-               {"run.yaml:13:", "device 'cuda:1' is not available"});
+  // A GPU beyond those visible (or a build without CUDA) is refused saying which, never run on
+  // the CPU instead; a device name that does not parse is refused naming the forms.
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {devices: [cuda:64]}",
+               {"run.yaml:13:", "device cuda:64 requested, but"});
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {devices: [tpu]}",
+               {"run.yaml:13:", "unknown device 'tpu' (expected cpu, cuda or cuda:N)"});
   expect_error("training: {epochs: 1}", "training: {epochs: 1}\nprecision: mixed_float61",
                {"run.yaml:13:12:", "mixed_float61"});
   // YAML syntax.
