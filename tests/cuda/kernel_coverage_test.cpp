@@ -55,7 +55,6 @@ const std::map<OpId, std::string_view>& not_on_cuda() {
       {OpId::avg_pool2d_grad, pooling},
       {OpId::max_pool2d_with_argmax, argmax_pooling},
       {OpId::max_pool2d_grad_from_argmax, argmax_pooling},
-      {OpId::random_uniform, "Philox on the device with the CPU's streams, not written"},
       {OpId::rnn_sequence, "cuDNN's RNN or a persistent kernel (whichever measures faster)"},
       {OpId::rnn_sequence_grad, "cuDNN's RNN or a persistent kernel (whichever measures faster)"},
       {OpId::adam_update, "kiln's own optimizer kernel, not written"},

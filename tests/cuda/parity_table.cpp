@@ -136,6 +136,11 @@ void other_cases(std::vector<ParityCase>& cases) {
   // Rows longer than a block's threads.
   add(cases, OpId::reduce_sum, DType::f32, {values({3, 1000}, DType::f32, false)},
       [](const auto& x) { return ops::sum(x[0], {1}); });
+  // A seeded draw is the same on both devices; 1001 values end inside a Philox block.
+  for (const DType dtype : kFloating)
+    add(cases, OpId::random_uniform, dtype,
+        {values({7, 143}, dtype, false), from_vector(std::vector<int64_t>{1234567890123, 42}, {2})},
+        [dtype](const auto& x) { return ops::random_uniform_like(x[0], x[1], dtype); });
 }
 
 void matmul_cases(std::vector<ParityCase>& cases) {

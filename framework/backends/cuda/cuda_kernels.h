@@ -7,4 +7,5 @@ void register_unary_kernels(OpTable& table);
 void register_binary_kernels(OpTable& table);
 void register_reduction_kernels(OpTable& table);
 void register_matmul_kernels(OpTable& table);
+void register_random_kernels(OpTable& table);
 }  // namespace kiln::cuda
