@@ -6,6 +6,7 @@
 
 #include "kiln/framework/ops/op_def.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/framework/ops/optimizer_ops.h"
 #include "tests/cuda/device_compare.h"
 
 namespace kiln::testing {
@@ -136,6 +137,18 @@ void other_cases(std::vector<ParityCase>& cases) {
   // Rows longer than a block's threads.
   add(cases, OpId::reduce_sum, DType::f32, {values({3, 1000}, DType::f32, false)},
       [](const auto& x) { return ops::sum(x[0], {1}); });
+  // One case per output of the Adam update (variable, m, v), over positive second moments.
+  for (const DType dtype : {DType::f32, DType::f64})
+    for (const int output : {0, 1, 2})
+      add(cases, OpId::adam_update, dtype,
+          {values({5, 67}, dtype, false), values({5, 67}, dtype, false),
+           values({5, 67}, dtype, true), values({5, 67}, dtype, false),
+           from_vector(std::vector<double>{1e-3}, {1}, dtype)},
+          [output](const auto& x) {
+            const ops::AdamUpdate u =
+                ops::adam_update(x[0], x[1], x[2], x[3], x[4], 0.9, 0.999, 1e-7);
+            return output == 0 ? u.variable : output == 1 ? u.m : u.v;
+          });
   // A seeded draw is the same on both devices; 1001 values end inside a Philox block.
   for (const DType dtype : kFloating)
     add(cases, OpId::random_uniform, dtype,

@@ -1,13 +1,13 @@
 // Optimizer update kernels: one loop per variable over the variable, its slots and its gradient,
 // writing the new values (in place when the executor binds them to the inputs' data: each
-// element is read before it is written). Compiled without FMA contraction, so the values equal
-// those of the same update as separate elementwise ops, at every instruction set level.
-#include <cmath>
-
+// element is read before it is written). The element's update is shared with the CUDA kernel
+// (adam_step.h); compiled without FMA contraction, the values equal those of the same update as
+// separate elementwise ops, at every instruction set level.
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/isa_dispatch.h"
 #include "kiln/framework/backends/cpu/parallel.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/adam_step.h"
 #include "kiln/framework/ops/op_def.h"
 
 namespace kiln::cpu {
@@ -31,11 +31,9 @@ void adam_update(const KernelContext& c) {
   const T* m = c.inputs[1].data<T>();
   const T* v = c.inputs[2].data<T>();
   const T* g = c.inputs[3].data<T>();
-  const T alpha = c.inputs[4].data<T>()[0];
-  // The constants as the separate ops see them: double attrs rounded to T.
-  const auto one_minus_beta_1 = static_cast<T>(1 - c.attrs.get_float("beta_1"));
-  const auto one_minus_beta_2 = static_cast<T>(1 - c.attrs.get_float("beta_2"));
-  const auto epsilon = static_cast<T>(c.attrs.get_float("epsilon"));
+  const AdamStep<T> step{static_cast<T>(1 - c.attrs.get_float("beta_1")),
+                         static_cast<T>(1 - c.attrs.get_float("beta_2")),
+                         static_cast<T>(c.attrs.get_float("epsilon")), c.inputs[4].data<T>()[0]};
   Tensor unused_m, unused_v;
   T* w_out = c.output.data<T>();
   T* m_out = further_output<T>(c, 0, unused_m);
@@ -44,15 +42,8 @@ void adam_update(const KernelContext& c) {
   parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
     run_at_isa(isa, [&] {
 #pragma omp simd
-      for (int64_t i = begin; i < end; ++i) {
-        const T gi = g[i];
-        const T m_new = m[i] + (gi - m[i]) * one_minus_beta_1;
-        const T v_new = v[i] + (gi * gi - v[i]) * one_minus_beta_2;
-        const T w_new = w[i] - m_new * alpha / (std::sqrt(v_new) + epsilon);
-        m_out[i] = m_new;
-        v_out[i] = v_new;
-        w_out[i] = w_new;
-      }
+      for (int64_t i = begin; i < end; ++i)
+        step(w[i], m[i], v[i], g[i], w_out[i], m_out[i], v_out[i]);
     });
   });
 }

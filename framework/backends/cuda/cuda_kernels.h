@@ -8,4 +8,5 @@ void register_binary_kernels(OpTable& table);
 void register_reduction_kernels(OpTable& table);
 void register_matmul_kernels(OpTable& table);
 void register_random_kernels(OpTable& table);
+void register_optimizer_kernels(OpTable& table);
 }  // namespace kiln::cuda

@@ -10,6 +10,7 @@ void register_cuda_kernels(OpTable& table) {
   cuda::register_reduction_kernels(table);
   cuda::register_matmul_kernels(table);
   cuda::register_random_kernels(table);
+  cuda::register_optimizer_kernels(table);
 }
 
 }  // namespace kiln
