@@ -100,7 +100,7 @@ Config convert(const YAML::Node& node, const std::string& name) {
       for (const auto& kv : node) {
         KILN_CHECK(kv.first.IsScalar(), origin_of(name, kv.first.Mark()),
                    ": map keys must be plain names");
-        const std::string key = kv.first.Scalar();
+        const std::string key = utf8_scalar(kv.first, name);
         KILN_CHECK(!out.contains(key), origin_of(name, kv.first.Mark()), ": duplicate key '", key,
                    "'");
         Config value = convert(kv.second, name);

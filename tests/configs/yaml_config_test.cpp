@@ -85,6 +85,8 @@ TEST(YamlConfig, SyntaxErrorsAndDuplicateKeysPointIntoTheFile) {
   // which would not read back; it is refused at its place, and the character itself reads.
   expect_contains(error_of([] { parse_yaml("a: 1\nb: \"x\\_y\"\n", "escape.yaml"); }),
                   "escape.yaml:2:4: an escape that does not decode to UTF-8");
+  expect_contains(error_of([] { parse_yaml("a: 1\n\"k\\N\": 2\n", "key.yaml"); }),
+                  "key.yaml:2:1: an escape that does not decode to UTF-8");
   EXPECT_EQ(parse_yaml("b: \"x\xc2\xa0y\"\n", "nbsp.yaml")["b"].as_string(), "x\xc2\xa0y");
 }
 
