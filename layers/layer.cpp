@@ -124,11 +124,15 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& inputs,
         t = ops::cast(t, policy_.compute);
     return call(cast_inputs, context);
   } catch (const Error& e) {
-    // Each enclosing layer adds itself, so a failure deep in a model reads as a path.
+    // Each enclosing layer adds itself, so a failure deep in a model reads as a path; a read of
+    // a symbolic tensor's values keeps its type, which shape-only checks look for.
     std::string shapes;
     for (const Tensor& t : inputs) shapes += (shapes.empty() ? "" : ", ") + describe(t.meta());
-    throw Error("layer '" + name() + "' (" + class_name() + ") on inputs " + shapes + ": " +
-                e.what());
+    std::string message =
+        "layer '" + name() + "' (" + class_name() + ") on inputs " + shapes + ": " + e.what();
+    if (dynamic_cast<const SymbolicValueError*>(&e) != nullptr)
+      throw SymbolicValueError(std::move(message));
+    throw Error(std::move(message));
   }
 }
 

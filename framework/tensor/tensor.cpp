@@ -27,7 +27,7 @@ Tensor Tensor::symbolic(const TensorMeta& meta) {
 }
 
 Tensor Tensor::view(const Shape& shape, int64_t element_offset) const {
-  KILN_CHECK(!is_symbolic(), "view() of a symbolic tensor");
+  if (is_symbolic()) throw SymbolicValueError("view() of a symbolic tensor");
   KILN_CHECK(shape.numel() + element_offset <= numel() || element_offset == 0, "view ", shape,
              " at offset ", element_offset, " exceeds tensor of shape ", this->shape());
   auto impl = std::make_shared<TensorImpl>();
