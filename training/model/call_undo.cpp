@@ -6,7 +6,7 @@
 
 namespace kiln {
 
-CallUndo::CallUndo(Model& model, Kind kind) : model_(model) {
+CallUndo::CallUndo(Model& model, Kind kind, bool user_callbacks) : model_(model) {
   const random::Generator& gen = random::default_generator();
   seed_ = gen.seed();
   draws_ = gen.draws();
@@ -20,7 +20,7 @@ CallUndo::CallUndo(Model& model, Kind kind) : model_(model) {
     steps_run_ = trainer->steps_run();
     optimizer_slots_ = trainer->optimizer().slot_count();
   }
-  if (kind == Kind::inference || (kind == Kind::training && had_train_steps_)) return;
+  if (!user_callbacks && (kind == Kind::inference || had_train_steps_)) return;
   std::vector<Variable> variables = model.weights();
   for (const Variable& v : model.random_states()) variables.push_back(v);
   if (trainer != nullptr)

@@ -13,34 +13,29 @@
 #include <vector>
 
 #include "kiln/framework/tensor/variable.h"
-#include "kiln/layers/layer.h"
 
 namespace kiln {
 
+namespace layers {
+class Layer;
+}
 class Model;
 
 class CallUndo {
  public:
-  // What a call may assign to existing variables before its first step completes, and so
-  // whether their values are recorded (a copy of every weight).
-  enum class Kind {
-    // fit: its callbacks may assign before the first step (BackupAndRestore restoring a
-    // backup), so values are always recorded.
-    fit,
-    // train_on_batch: a first training step may assign some variables and then fail (run
-    // eagerly, each update lands as it is computed); recorded until the training steps exist.
-    training,
-    // evaluate, predict, test_on_batch, predict_on_batch: their steps assign no weight,
-    // optimizer or random state, so nothing is recorded and calls in a loop copy no weights.
-    inference,
-  };
+  // Whether the call runs training steps. Values of existing variables (a copy of every weight)
+  // are recorded only when something may assign them before a step completes: a first training
+  // step that fails halfway (run eagerly, each update lands as it is computed), or the user's
+  // callbacks (BackupAndRestore restoring a backup in on_train_begin). Inference steps and the
+  // built-in callbacks assign none, so calls in a loop copy no weights.
+  enum class Kind { training, inference };
 
-  CallUndo(Model& model, Kind kind);
+  CallUndo(Model& model, Kind kind, bool user_callbacks);
 
   // Runs `call`; when it throws before running a step, restores the model and rethrows.
   template <typename F>
-  static decltype(auto) run(Model& model, Kind kind, F&& call) {
-    CallUndo undo(model, kind);
+  static decltype(auto) run(Model& model, Kind kind, bool user_callbacks, F&& call) {
+    CallUndo undo(model, kind, user_callbacks);
     try {
       return std::forward<F>(call)();
     } catch (...) {

@@ -151,7 +151,8 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
   check_inputs(x, "fit");
   if (options.validation_data) check_inputs(options.validation_data->x, "fit (validation_data)");
   // The shuffle draws a seed: undone with the rest if the call fails before a step.
-  return CallUndo::run(*this, CallUndo::Kind::fit,
+  const bool user_callbacks = !options.callbacks.empty();
+  return CallUndo::run(*this, CallUndo::Kind::training, user_callbacks,
                        [&] { return fit_tensors(x, y, std::move(options)); });
 }
 
@@ -201,7 +202,8 @@ History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tenso
 }
 
 void Model::prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
-  CallUndo::run(*this, CallUndo::Kind::training, [&] { prepare_steps(data, call, pass); });
+  // Builds and traces only: no step runs, no existing variable is assigned.
+  CallUndo::run(*this, CallUndo::Kind::inference, false, [&] { prepare_steps(data, call, pass); });
 }
 
 void Model::prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
@@ -212,7 +214,8 @@ void Model::prepare_steps(const datasets::Dataset& data, std::string_view call, 
 }
 
 History Model::fit(const datasets::Dataset& data, FitOptions options) {
-  return CallUndo::run(*this, CallUndo::Kind::fit,
+  const bool user_callbacks = !options.callbacks.empty();
+  return CallUndo::run(*this, CallUndo::Kind::training, user_callbacks,
                        [&] { return fit_dataset(data, std::move(options)); });
 }
 
@@ -320,7 +323,7 @@ std::map<std::string, double> Model::evaluate(const std::vector<Tensor>& x,
 std::map<std::string, double> Model::evaluate(const datasets::Dataset& data,
                                               EvaluateOptions options) {
   trainer();
-  return CallUndo::run(*this, CallUndo::Kind::inference, [&] {
+  return CallUndo::run(*this, CallUndo::Kind::inference, !options.callbacks.empty(), [&] {
     const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
     const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
     return run_test(*this, data, callbacks, options.steps, "evaluate");
@@ -336,7 +339,7 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions options) {
   check_inputs(x, "predict");
-  return CallUndo::run(*this, CallUndo::Kind::inference,
+  return CallUndo::run(*this, CallUndo::Kind::inference, !options.callbacks.empty(),
                        [&] { return predict_tensors(x, options); });
 }
 
@@ -374,7 +377,7 @@ std::map<std::string, double> Model::train_on_batch(const std::vector<Tensor>& x
   check_inputs(x, "train_on_batch");
   Trainer& t = trainer();
   // Keras's default: metrics accumulate across calls until reset_metrics.
-  return CallUndo::run(*this, CallUndo::Kind::training, [&] {
+  return CallUndo::run(*this, CallUndo::Kind::training, false, [&] {
     return t.train_batch(
         {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
   });
@@ -386,7 +389,7 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
   check_inputs(x, "test_on_batch");
   Trainer& t = trainer();
   NoGradGuard no_grad;
-  return CallUndo::run(*this, CallUndo::Kind::inference, [&] {
+  return CallUndo::run(*this, CallUndo::Kind::inference, false, [&] {
     return t.test_batch(
         {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
   });
@@ -395,7 +398,7 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
   check_inputs(x, "predict_on_batch");
   NoGradGuard no_grad;
-  return CallUndo::run(*this, CallUndo::Kind::inference,
+  return CallUndo::run(*this, CallUndo::Kind::inference, false,
                        [&] { return predicting_trainer().predict_batch(x); });
 }
 
