@@ -1,5 +1,6 @@
 #include "kiln/framework/backends/cpu/tiled_max_pool.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -37,7 +38,9 @@ void tiled_max_pool_with_argmax(const KernelContext& c) {
   const int64_t channels = g.channels, kh = g.h.kernel, kw = g.w.kernel;
   const int64_t rows = g.batch * g.h.out;  // output rows (n, oh)
   const CpuIsa isa = cpu_isa();
-  parallel_for(rows, 1, [&](int64_t begin, int64_t end) {
+  // Rows of about kParallelGrain input values each: small pools stay on one thread.
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (kh * g.w.in * channels));
+  parallel_for(rows, grain, [&](int64_t begin, int64_t end) {
     run_at_isa(isa, [&] {
       for (int64_t r = begin; r < end; ++r) {
         const int64_t n = r / g.h.out, oh = r % g.h.out;
@@ -80,7 +83,8 @@ void tiled_max_pool_grad_from_argmax(const KernelContext& c) {
   const int64_t channels = g.channels, kh = g.h.kernel, kw = g.w.kernel;
   const int64_t in_rows = g.batch * g.h.in;  // input rows (n, ih)
   const CpuIsa isa = cpu_isa();
-  parallel_for(in_rows, 1, [&](int64_t begin, int64_t end) {
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / (g.w.in * channels));
+  parallel_for(in_rows, grain, [&](int64_t begin, int64_t end) {
     run_at_isa(isa, [&] {
       for (int64_t r = begin; r < end; ++r) {
         const int64_t n = r / g.h.in, ih = r % g.h.in, oh = ih / kh;

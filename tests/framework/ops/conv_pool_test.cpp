@@ -464,6 +464,10 @@ TEST(MaxPool2dWithArgmax, TilingWindowsAgreeWithTheReferenceLoops) {
       const std::string what = ::testing::PrintToString(c.x) + (ties ? " with ties" : "");
       EXPECT_EQ(values(got[0]), values(ops::cast(want[0], DType::f32))) << what;
       EXPECT_EQ(got[1].to_vector<uint8_t>(), want[1].to_vector<uint8_t>()) << what;
+      // The forward without argmax runs the same loops' other branch.
+      EXPECT_EQ(values(apply(OpId::max_pool2d, {ops::cast(x64, DType::f32)}, attrs)),
+                values(got[0]))
+          << what;
       const Tensor g64 = random_f64(want[0].shape(), -1, 1, 5);
       const Attrs grad_attrs = with_input_hw(attrs, c.x);
       EXPECT_EQ(
