@@ -27,8 +27,6 @@ BackupAndRestore::BackupAndRestore(std::string backup_dir, BackupAndRestoreOptio
 
 void BackupAndRestore::on_train_begin(const Logs&) {
   batches_since_save_ = 0;
-  // Made when training starts, not when the callback is: `kiln validate` builds callbacks too.
-  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
   if (!std::filesystem::exists(path_)) return;
   const saving::TrainingState state = saving::load_checkpoint(model().checkpoint_contents(), path_);
   log(LogLevel::info, "BackupAndRestore: resuming from ", path_, " at epoch ", state.epoch + 1,
@@ -51,10 +49,16 @@ void BackupAndRestore::on_epoch_end(int epoch, Logs&) {
 }
 
 void BackupAndRestore::on_train_end(const Logs&) {
-  if (options_.delete_checkpoint) std::filesystem::remove(path_);
+  if (!options_.delete_checkpoint) return;
+  std::filesystem::remove(path_);
+  // The backup directory goes too, as in Keras, but only when nothing else is in it.
+  std::error_code not_empty;
+  std::filesystem::remove(std::filesystem::path(path_).parent_path(), not_empty);
 }
 
 void BackupAndRestore::save(int epoch, int64_t step) const {
+  // Made when a backup is saved, not when the callback is built (`kiln validate` builds it too).
+  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
   saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch, step}, options_.run_config);
 }
 

@@ -125,6 +125,7 @@ void expect_resume_matches_uninterrupted(int64_t save_freq) {
   Sequential resumed = make_model();
   resumed.fit(make_data(), {.epochs = kEpochs, .verbose = 0, .callbacks = {backup}});
   EXPECT_FALSE(std::filesystem::exists(backup->path()));  // deleted once fit completes
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(backup->path()).parent_path()));
 
   Sequential uninterrupted = make_model();
   uninterrupted.fit(make_data(), {.epochs = kEpochs, .verbose = 0});
