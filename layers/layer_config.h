@@ -30,14 +30,6 @@ Shape deserialize_shape(const Config& dims);
 
 // The base arguments (name, trainable, dtype as a name or a DTypePolicy map, batch_input_shape).
 LayerArgs layer_args_of(const Config& config);
-template <typename Options>
-void read_layer_args(const Config& config, Options& options) {
-  LayerArgs args = layer_args_of(config);
-  options.name = std::move(args.name);
-  options.trainable = args.trainable;
-  options.dtype = std::move(args.dtype);
-  options.input_shape = std::move(args.input_shape);
-}
 
 // The keys of the base arguments, which every layer config may hold.
 std::vector<std::string> layer_arg_keys();
@@ -62,7 +54,11 @@ Options read_layer_fields(const Config& config, const FieldTable<Options>& table
   std::vector<std::string> keys = layer_arg_keys();
   keys.insert(keys.end(), extra.begin(), extra.end());
   Options options = read_fields(config, table, class_name, Options{}, std::move(keys));
-  read_layer_args(config, options);
+  LayerArgs args = layer_args_of(config);
+  options.name = std::move(args.name);
+  options.trainable = args.trainable;
+  options.dtype = std::move(args.dtype);
+  options.input_shape = std::move(args.input_shape);
   return options;
 }
 

@@ -169,7 +169,7 @@ std::string Plan::plan_text() const {
   std::ostringstream out;
   for (const NodeId id : g.nodes.ids()) {
     const GraphNode& n = g.nodes[id];
-    const Buffer& b = buffers_[static_cast<size_t>(buffer_of_[id])];
+    const Buffer& b = buffer_for(id);
     out << '%' << id << ": " << describe(metas_[id]) << ' ' << op_def(n.op).name << " -> ";
     if (is_alias(n.op)) {
       out << "view of %" << n.inputs[0];

@@ -106,6 +106,7 @@ class Plan {
   void bind(Buffer& buffer, const std::shared_ptr<Storage>& storage, size_t offset);
   void unbind();
   Buffer& buffer_for(NodeId node);  // plan_buffer.h
+  const Buffer& buffer_for(NodeId node) const;
   const TensorMeta& meta_of(NodeId node) const { return metas_[node]; }
   const Tensor& value_of(NodeId node) const { return values_[node]; }
 

@@ -34,5 +34,8 @@ struct Plan::Buffer {
 inline Plan::Buffer& Plan::buffer_for(NodeId node) {
   return buffers_[static_cast<size_t>(buffer_of_[node])];
 }
+inline const Plan::Buffer& Plan::buffer_for(NodeId node) const {
+  return buffers_[static_cast<size_t>(buffer_of_[node])];
+}
 
 }  // namespace kiln::engine

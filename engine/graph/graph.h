@@ -47,7 +47,7 @@ struct Graph {
   static bool is_boundary(OpId op) {
     return op == OpId::placeholder || op == OpId::constant || op == OpId::read_variable;
   }
-  // Node `id` (the value %id), for passes that follow inputs by id.
+  // Node `id` (the value %id), read-only.
   const GraphNode& node(NodeId id) const { return nodes[id]; }
   const ConstantPayload& constant(NodeId id) const;
   // Whether node `id` is a constant whose every element is exactly `value`.

@@ -5,7 +5,6 @@
 // indexed by it without casts.
 #include <compare>
 #include <cstddef>
-#include <functional>
 #include <ostream>
 #include <utility>
 #include <vector>
@@ -15,7 +14,6 @@ namespace kiln::engine {
 class NodeId {
  public:
   constexpr NodeId() = default;  // none: refers to no node
-  constexpr explicit NodeId(int value) : value_(value) {}
   constexpr explicit NodeId(size_t index) : value_(static_cast<int>(index)) {}
 
   constexpr int value() const { return value_; }
@@ -72,14 +70,10 @@ class NodeMap {
   size_t size() const { return values_.size(); }
   bool empty() const { return values_.empty(); }
   NodeIds ids() const { return NodeIds(values_.size()); }
-  // The id the next pushed value gets.
-  NodeId next_id() const { return NodeId(values_.size()); }
   NodeId push_back(T value) {
     values_.push_back(std::move(value));
     return NodeId(values_.size() - 1);
   }
-  reference back() { return values_.back(); }
-  const_reference back() const { return values_.back(); }
   void reserve(size_t size) { values_.reserve(size); }
   auto begin() { return values_.begin(); }
   auto end() { return values_.end(); }
@@ -91,8 +85,3 @@ class NodeMap {
 };
 
 }  // namespace kiln::engine
-
-template <>
-struct std::hash<kiln::engine::NodeId> {
-  size_t operator()(kiln::engine::NodeId id) const noexcept { return std::hash<int>()(id.value()); }
-};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the built tree into a scratch prefix, checks that the installed CMake files name no
 # path of the build machine's source or build tree, then configures, builds and runs a consumer
-# with the build's CMake generator. Usage: install_test.sh build_dir generator
+# with the build's CMake generator (a single-configuration one, as kiln's builds use).
+# Usage: install_test.sh build_dir generator
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
 generator=$2
