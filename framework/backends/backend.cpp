@@ -5,7 +5,17 @@
 namespace kiln {
 
 Backend& cpu_backend();
-Backend* cuda_backend();  // nullptr when kiln was built without CUDA
+Backend* built_in_cuda_backend();  // nullptr when kiln was built without CUDA
+
+namespace {
+
+Backend* replacement_cuda_backend = nullptr;
+
+Backend* cuda_backend() {
+  return replacement_cuda_backend != nullptr ? replacement_cuda_backend : built_in_cuda_backend();
+}
+
+}  // namespace
 
 Backend& backend_for(const Device& device) {
   if (device.is_cpu()) return cpu_backend();
@@ -16,6 +26,10 @@ Backend& backend_for(const Device& device) {
   KILN_CHECK(device.index < count, "device ", device, " requested, but ", count,
              " CUDA device(s) are visible");
   return *cuda;
+}
+
+void replace_cuda_backend(Backend* backend) {
+  replacement_cuda_backend = backend;
 }
 
 bool cuda_available() {

@@ -37,6 +37,10 @@ Backend& backend_for(const Device& device);
 // True when a CUDA backend was built in and sees at least one GPU.
 bool cuda_available();
 
+// Test support: CUDA devices are `backend`'s (nullptr: the built-in one again), so the placement
+// of a whole training run can be tested on a machine without a GPU (tests/devices/).
+void replace_cuda_backend(Backend* backend);
+
 // Called first on a thread kiln starts beside the one running the model (a dataset's prefetch
 // worker): the CPU kernels it runs then compute on it alone, instead of starting a second OpenMP
 // team that competes with the training step's for the same cores, with the pool's

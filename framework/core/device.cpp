@@ -2,9 +2,15 @@
 
 #include <charconv>
 
+#include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
 
 namespace kiln {
+namespace {
+
+thread_local std::optional<Device> scope_device;
+
+}  // namespace
 
 Device Device::parse(std::string_view text) {
   if (text == "cpu") return cpu();
@@ -26,6 +32,25 @@ std::string Device::to_string() const {
 
 std::ostream& operator<<(std::ostream& out, const Device& device) {
   return out << device.to_string();
+}
+
+Device default_device() {
+  return scope_device.value_or(Device::cpu());
+}
+
+std::optional<Device> scoped_device() {
+  return scope_device;
+}
+
+DeviceScope::DeviceScope(Device device) : previous_(scope_device) {
+  (void)backend_for(device);  // refuses a device this build or machine lacks, naming it
+  scope_device = device;
+}
+
+DeviceScope::DeviceScope(std::string_view name) : DeviceScope(Device::parse(name)) {}
+
+DeviceScope::~DeviceScope() {
+  scope_device = previous_;
 }
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -25,5 +26,26 @@ struct Device {
 };
 
 std::ostream& operator<<(std::ostream& out, const Device& device);
+
+// The device tensors are created on when no device is named: the innermost DeviceScope's on this
+// thread, else the CPU, as torch's factory functions. A model picks its own (compile's device).
+Device default_device();
+// The innermost DeviceScope's device on this thread; nothing outside every scope.
+std::optional<Device> scoped_device();
+
+// While alive, tensors this thread creates without naming a device go to `device`, as under
+// `with tf.device(...)` or `with torch.device(...)`; a model compiled under the scope trains
+// there. The device must exist (a CUDA build and a visible GPU for cuda:N). Scopes nest.
+class DeviceScope {
+ public:
+  explicit DeviceScope(Device device);
+  explicit DeviceScope(std::string_view name);  // "cpu", "cuda", "cuda:1"
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  std::optional<Device> previous_;
+};
 
 }  // namespace kiln

@@ -91,6 +91,9 @@ class OpTable {
 
 // The process-wide table, built on first use.
 const OpTable& op_table();
+// Test support: the same table, to stand other kernels in for a device's (tests/devices/ runs
+// CUDA ops with the CPU's kernels on host memory).
+OpTable& op_table_for_testing();
 inline const OpDef& op_def(OpId op) {
   return op_table()[op];
 }

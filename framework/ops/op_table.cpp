@@ -30,9 +30,13 @@ OpTable build_table() {
 
 }  // namespace
 
-const OpTable& op_table() {
-  static const OpTable table = build_table();
+OpTable& op_table_for_testing() {
+  static OpTable table = build_table();
   return table;
+}
+
+const OpTable& op_table() {
+  return op_table_for_testing();
 }
 
 }  // namespace kiln

@@ -30,15 +30,15 @@ Generator& default_generator();
 void set_seed(uint64_t seed);
 
 Tensor uniform(const Shape& shape, double minval = 0, double maxval = 1, DType dtype = DType::f32,
-               Generator& gen = default_generator(), Device device = {});
+               Generator& gen = default_generator(), Device device = default_device());
 Tensor normal(const Shape& shape, double mean = 0, double stddev = 1, DType dtype = DType::f32,
-              Generator& gen = default_generator(), Device device = {});
+              Generator& gen = default_generator(), Device device = default_device());
 // Normal values redrawn until within two standard deviations (Keras TruncatedNormal).
 Tensor truncated_normal(const Shape& shape, double mean = 0, double stddev = 1,
                         DType dtype = DType::f32, Generator& gen = default_generator(),
-                        Device device = {});
+                        Device device = default_device());
 // bool tensor, true with probability p (dropout masks).
 Tensor bernoulli(const Shape& shape, double p, Generator& gen = default_generator(),
-                 Device device = {});
+                 Device device = default_device());
 
 }  // namespace kiln::random

@@ -42,7 +42,8 @@ class Tensor {
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
   // A new uninitialized concrete tensor.
-  static Tensor empty(const Shape& shape, DType dtype = DType::f32, Device device = {});
+  static Tensor empty(const Shape& shape, DType dtype = DType::f32,
+                      Device device = default_device());
   // A tensor without data standing for a value of a graph being traced; dims may be unknown.
   static Tensor symbolic(const TensorMeta& meta);
   // A view of this tensor's storage with another shape (same numel), at an element offset.
@@ -91,21 +92,22 @@ class Tensor {
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 // Creation. Shapes must be fully defined.
-Tensor zeros(const Shape& shape, DType dtype = DType::f32, Device device = {});
-Tensor ones(const Shape& shape, DType dtype = DType::f32, Device device = {});
-Tensor full(const Shape& shape, double value, DType dtype = DType::f32, Device device = {});
-Tensor scalar(double value, DType dtype = DType::f32, Device device = {});
+Tensor zeros(const Shape& shape, DType dtype = DType::f32, Device device = default_device());
+Tensor ones(const Shape& shape, DType dtype = DType::f32, Device device = default_device());
+Tensor full(const Shape& shape, double value, DType dtype = DType::f32,
+            Device device = default_device());
+Tensor scalar(double value, DType dtype = DType::f32, Device device = default_device());
 // [start, stop) with step, like numpy.arange.
 Tensor arange(double start, double stop, double step = 1, DType dtype = DType::f32,
-              Device device = {});
-Tensor arange(int64_t stop, DType dtype = DType::i64, Device device = {});
+              Device device = default_device());
+Tensor arange(int64_t stop, DType dtype = DType::i64, Device device = default_device());
 // Copies host values (converted to dtype) into a new tensor of the given shape.
 template <typename T>
 Tensor from_vector(std::span<const T> values, const Shape& shape, DType dtype = dtype_of<T>(),
-                   Device device = {});
+                   Device device = default_device());
 template <typename T>
 Tensor from_vector(const std::vector<T>& values, const Shape& shape, DType dtype = dtype_of<T>(),
-                   Device device = {}) {
+                   Device device = default_device()) {
   return from_vector(std::span<const T>(values), shape, dtype, device);
 }
 Tensor tensor(std::initializer_list<float> values);                      // 1-D float32

@@ -64,6 +64,11 @@ void Variable::assign(const Tensor& value) const {
   copy_into(state_->value, value);
 }
 
+void Variable::move_to(const Device& device) const {
+  KILN_CHECK(defined(), "move of an undefined variable");
+  state_->value = state_->value.to(device);
+}
+
 void Variable::assign_add(const Tensor& delta) const {
   assign(ops::add(value(), delta));
 }

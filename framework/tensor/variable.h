@@ -35,6 +35,10 @@ class Variable {
   void assign_add(const Tensor& delta) const;
   void assign_sub(const Tensor& delta) const;
 
+  // Moves the data to `device` (compile takes a model's variables to its device). Steps traced
+  // before were planned for the old device: the caller drops them.
+  void move_to(const Device& device) const;
+
   const std::string& name() const { return state_->name; }
   bool trainable() const { return state_->trainable; }
   const TensorMeta& meta() const { return state_->value.meta(); }

@@ -75,6 +75,11 @@ struct CompileOptions {
   // Batches per traced call: fewer calls into the engine on small models.
   int64_t steps_per_execution = 1;
   StepShapes step_shapes = StepShapes::model_inputs;
+  // Where the model trains: "cpu", "cuda" or "cuda:N". Empty: the DeviceScope's device when
+  // compile runs inside one, else cuda:0 when this build has CUDA and a GPU is visible, else the
+  // CPU (as TensorFlow places a Keras model). A named device that is missing is an error, never a
+  // silent fallback.
+  std::string device = "";
 };
 
 }  // namespace kiln

@@ -5,6 +5,7 @@
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
 #include "kiln/layers/registry.h"
+#include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/functional_graph.h"
 #include "kiln/training/model/summary.h"
 #include "kiln/training/model/trainer.h"
@@ -200,14 +201,19 @@ std::string Model::summary(int line_length) const {
   SummaryTotals totals;
   for (const Variable& v : trainable_weights()) totals.trainable += v.shape().numel();
   for (const Variable& v : non_trainable_weights()) totals.non_trainable += v.shape().numel();
-  if (trainer_) totals.optimizer = trainer_->optimizer_param_count();
+  if (trainer_) {
+    totals.optimizer = trainer_->optimizer_param_count();
+    totals.device = trainer_->device().to_string();
+  }
   totals.bytes_per_param = static_cast<int>(dtype_size(dtype_policy().variable));
   return render_summary(name(), summary_rows(), totals, line_length);
 }
 
 std::vector<Tensor> Model::get_weights() const {
   std::vector<Tensor> out;
-  for (const Variable& v : weights()) out.push_back(v.value().clone());
+  // Host copies, as Keras returns NumPy arrays.
+  for (const Variable& v : weights())
+    out.push_back(v.value().device().is_cpu() ? v.value().clone() : v.value().to(Device::cpu()));
   return out;
 }
 
@@ -220,6 +226,10 @@ void Model::set_weights(const std::vector<Tensor>& values) {
 
 bool Model::compiled() const {
   return compiled_;
+}
+
+Device Model::device() const {
+  return trainer_ ? trainer_->device() : choose_device("").device;
 }
 
 Trainer& Model::trainer() const {

@@ -127,6 +127,9 @@ class Model : public layers::Layer {
 
   // Whether compile() was called (predict runs an uncompiled model through a trainer of its own).
   bool compiled() const;
+  // Where the model runs: fixed by compile (CompileOptions::device) or, for a model never
+  // compiled, by its first predict; before either, where it would run.
+  Device device() const;
   // The trainer's state: optimizer, loss, metrics and traced steps (after compile).
   Trainer& trainer() const;
   // Set by callbacks (EarlyStopping, TerminateOnNaN) to end fit after the current batch.
@@ -158,6 +161,9 @@ class Model : public layers::Layer {
   uint64_t data_passes_ = 0;
   // The trainer, made without compile() for predict when there is none.
   Trainer& predicting_trainer();
+  // Makes `trainer` the model's, with the model's and the trainer's variables on its device, and
+  // logs where the model runs and why.
+  void adopt(std::unique_ptr<Trainer> trainer, const std::string& reason);
   // The bodies of fit and predict, inside their CallUndo (training/model/training_loop.cpp).
   History fit_tensors(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                       FitOptions options);

@@ -128,6 +128,7 @@ std::string render_summary(const std::string& model_name, const std::vector<Summ
   out += total_line("Trainable params", totals.trainable);
   out += total_line("Non-trainable params", totals.non_trainable);
   if (totals.optimizer > 0) out += total_line("Optimizer params", totals.optimizer);
+  if (!totals.device.empty()) out += " Device: " + totals.device + "\n";
   return out;
 }
 

@@ -20,6 +20,7 @@ struct SummaryTotals {
   int64_t non_trainable = 0;
   int64_t optimizer = 0;  // optimizer state, when compiled and built
   int bytes_per_param = 4;
+  std::string device;  // where a compiled (or run) model's weights are; empty before
 };
 
 // The model a stored Keras config (JSON) describes, rebuilt and summarized; a note instead when

@@ -112,14 +112,27 @@ std::vector<Tensor> cast_at_boundary(const std::vector<Tensor>& tensors,
   return out;
 }
 
+std::vector<Tensor> to_device(const std::vector<Tensor>& tensors, const Device& device) {
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.defined() ? t.to(device) : t);
+  return out;
+}
+
+Batch to_device(const Batch& batch, const Device& device) {
+  return {to_device(batch.x, device), to_device(batch.y, device),
+          to_device(batch.sample_weight, device)};
+}
+
 losses::LossPtr resolve(const LossArg& arg) {
   return arg.loss ? arg.loss : losses::get(arg.name);
 }
 
 }  // namespace
 
-Trainer::Trainer(Model& model, CompileOptions options)
-    : model_(model), options_(std::move(options)) {
+Trainer::Trainer(Model& model, CompileOptions options, Device device)
+    : model_(model), options_(std::move(options)), device_(device) {
+  const DeviceScope scope(device_);
   optimizer_ = options_.optimizer.optimizer ? options_.optimizer.optimizer
                                             : optimizers::get(options_.optimizer.name);
   KILN_CHECK(options_.steps_per_execution >= 1, "compile: steps_per_execution must be >= 1, got ",
@@ -157,14 +170,16 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
   return o;
 }
 
-void Trainer::prepare(const Batch& given) {
+void Trainer::prepare(const Batch& host_batch) {
   if (train_step_) return;
+  const DeviceScope scope(device_);
   KILN_CHECK(model_.compiled(), "model '", model_.name(),
              "' is not compiled: call compile() before fit, evaluate or train_on_batch");
   KILN_CHECK(!losses_.empty(), "model '", model_.name(),
              "' was compiled without a loss; fit and evaluate need one");
-  KILN_CHECK(given.y.size() == losses_.size(), "model '", model_.name(), "' has ", losses_.size(),
-             " outputs but the data has ", given.y.size(), " targets");
+  KILN_CHECK(host_batch.y.size() == losses_.size(), "model '", model_.name(), "' has ",
+             losses_.size(), " outputs but the data has ", host_batch.y.size(), " targets");
+  const Batch given = to_device(host_batch, device_);
   // Build outside any trace: weights and optimizer slots are created once, here.
   const std::vector<Tensor> probe = run_predict_step(given.x);  // also fixes predict's signature
   const std::vector<TensorSpec> x_specs =
@@ -256,7 +271,8 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
 void Trainer::check_batch(const Batch& given, std::string_view call) const {
   KILN_CHECK(given.y.size() == losses_.size(), call, ": model '", model_.name(), "' has ",
              losses_.size(), " outputs but the data has ", given.y.size(), " targets");
-  const Batch batch = at_boundary(given);
+  const DeviceScope scope(device_);
+  const Batch batch = on_device(given);
   std::vector<TensorMeta> x;
   for (const Tensor& t : batch.x) x.push_back(t.meta());
   std::vector<Tensor> predictions;
@@ -363,9 +379,14 @@ Batch Trainer::at_boundary(const Batch& batch) const {
           cast_at_boundary(batch.sample_weight, weight_dtypes_, "sample_weight")};
 }
 
+Batch Trainer::on_device(const Batch& batch) const {
+  return at_boundary(to_device(batch, device_));
+}
+
 Logs Trainer::train_batch(const Batch& given) {
+  const DeviceScope scope(device_);
   prepare(given);
-  const Batch batch = at_boundary(given);
+  const Batch batch = on_device(given);
   const std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
   ++steps_run_;
   return logs_from(results);
@@ -373,6 +394,7 @@ Logs Trainer::train_batch(const Batch& given) {
 
 Logs Trainer::train_batches(const std::vector<Batch>& batches) {
   KILN_CHECK(!batches.empty(), "train_batches needs at least one batch");
+  const DeviceScope scope(device_);
   prepare(batches[0]);
   if (!train_steps_ || static_cast<int64_t>(batches.size()) != options_.steps_per_execution) {
     Logs logs;
@@ -381,7 +403,7 @@ Logs Trainer::train_batches(const std::vector<Batch>& batches) {
   }
   Batch all;
   for (const Batch& given : batches) {
-    const Batch b = at_boundary(given);
+    const Batch b = on_device(given);
     all.x.insert(all.x.end(), b.x.begin(), b.x.end());
     all.y.insert(all.y.end(), b.y.begin(), b.y.end());
     all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
@@ -393,8 +415,9 @@ Logs Trainer::train_batches(const std::vector<Batch>& batches) {
 }
 
 Logs Trainer::test_batch(const Batch& given) {
+  const DeviceScope scope(device_);
   prepare(given);
-  const Batch batch = at_boundary(given);
+  const Batch batch = on_device(given);
   const std::vector<Tensor> results = (*test_step_)(batch.x, batch.y, batch.sample_weight);
   ++steps_run_;
   return logs_from(results);
@@ -406,7 +429,9 @@ std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
   return out;
 }
 
-std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& x) {
+std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& given) {
+  const DeviceScope scope(device_);
+  const std::vector<Tensor> x = to_device(given, device_);
   prepare_predict(x);
   return (*predict_step_)(cast_at_boundary(x, x_dtypes_, "input"));
 }
@@ -414,6 +439,18 @@ std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& x) {
 void Trainer::reset_metrics() {
   loss_tracker_->reset_state();
   for (const CompiledMetric& m : metrics_) m.metric->reset_state();
+}
+
+std::vector<Variable> Trainer::state_variables() const {
+  std::vector<Variable> out = optimizer_->variables();
+  std::vector<metrics::MetricPtr> metrics{loss_tracker_};
+  for (const bool weighted : {false, true})
+    for (const MetricArg& arg : weighted ? options_.weighted_metrics : options_.metrics)
+      if (arg.metric) metrics.push_back(arg.metric);
+  for (const CompiledMetric& m : metrics_) metrics.push_back(m.metric);
+  for (const metrics::MetricPtr& m : metrics)
+    out.insert(out.end(), m->variables().begin(), m->variables().end());
+  return out;
 }
 
 int64_t Trainer::optimizer_param_count() const {

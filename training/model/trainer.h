@@ -36,7 +36,9 @@ using PredictFunction = Function<std::vector<Tensor>(std::vector<Tensor>)>;
 
 class Trainer {
  public:
-  Trainer(Model& model, CompileOptions options);
+  // The steps run on `device`: its batches are copied there and the state the trainer creates
+  // (metrics, optimizer slots, the traced steps' constants) lives there.
+  Trainer(Model& model, CompileOptions options, Device device);
 
   // One training step; returns the running loss and metrics ("loss", "accuracy", ...).
   Logs train_batch(const Batch& batch);
@@ -69,6 +71,10 @@ class Trainer {
   // No predict step and input dtypes.
   void forget_predict_step();
 
+  const Device& device() const { return device_; }
+  // The optimizer's and metrics' variables that exist now (compile moves those of objects the
+  // user made, on the CPU, to the trainer's device).
+  std::vector<Variable> state_variables() const;
   optimizers::Optimizer& optimizer() const { return *optimizer_; }
   int64_t optimizer_param_count() const;
   const CompileOptions& options() const { return options_; }
@@ -106,9 +112,13 @@ class Trainer {
   Logs logs_from(const std::vector<Tensor>& results) const;
   // The batch cast to the dtypes the steps were first traced for (x_dtypes_, ...).
   Batch at_boundary(const Batch& batch) const;
+  // The batch on the trainer's device, cast to the steps' dtypes there (fewer bytes copied when
+  // the data is narrower, uint8 images, say).
+  Batch on_device(const Batch& batch) const;
 
   Model& model_;
   CompileOptions options_;
+  Device device_;
   optimizers::OptimizerPtr optimizer_;
   std::vector<losses::LossPtr> losses_;  // one per output
   std::shared_ptr<metrics::Mean> loss_tracker_;

@@ -12,6 +12,7 @@
 #include "kiln/framework/random/random.h"
 #include "kiln/training/callbacks/progbar_logger.h"
 #include "kiln/training/model/call_undo.h"
+#include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/epoch_batches.h"
 #include "kiln/training/model/model.h"
 #include "kiln/training/model/trainer.h"
@@ -133,13 +134,25 @@ Logs run_test(Model& model, const datasets::Dataset& data, const CallbackList& c
 }  // namespace
 
 void Model::compile(CompileOptions options) {
-  trainer_ = std::make_unique<Trainer>(*this, std::move(options));
+  const DeviceChoice choice = choose_device(options.device);
+  adopt(std::make_unique<Trainer>(*this, std::move(options), choice.device), choice.reason);
   compiled_ = true;
 }
 
 Trainer& Model::predicting_trainer() {
-  if (!trainer_) trainer_ = std::make_unique<Trainer>(*this, CompileOptions{});
+  if (!trainer_) {
+    const DeviceChoice choice = choose_device("");
+    adopt(std::make_unique<Trainer>(*this, CompileOptions{}, choice.device), choice.reason);
+  }
   return *trainer_;
+}
+
+void Model::adopt(std::unique_ptr<Trainer> trainer, const std::string& reason) {
+  const Device& device = trainer->device();
+  for (const auto& group : {weights(), random_states(), trainer->state_variables()})
+    for (const Variable& v : group) v.move_to(device);
+  trainer_ = std::move(trainer);
+  log(LogLevel::info, "model '", name(), "' runs on ", device, " (", reason, ")");
 }
 
 History Model::fit(const Tensor& x, const Tensor& y, FitOptions options) {
@@ -366,7 +379,8 @@ std::vector<Tensor> Model::predict_tensors(const std::vector<Tensor>& x,
   for (size_t o = 0; o < parts[0].size(); ++o) {
     std::vector<Tensor> pieces;
     for (const auto& p : parts) pieces.push_back(p[o]);
-    out.push_back(pieces.size() == 1 ? pieces[0] : ops::concat(pieces, 0));
+    // On the host, as Keras returns NumPy arrays.
+    out.push_back((pieces.size() == 1 ? pieces[0] : ops::concat(pieces, 0)).to(Device::cpu()));
   }
   return out;
 }
@@ -398,8 +412,11 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
   check_inputs(x, "predict_on_batch");
   NoGradGuard no_grad;
-  return CallUndo::run(*this, CallUndo::Kind::inference, false,
-                       [&] { return predicting_trainer().predict_batch(x); });
+  return CallUndo::run(*this, CallUndo::Kind::inference, false, [&] {
+    std::vector<Tensor> out = predicting_trainer().predict_batch(x);
+    for (Tensor& t : out) t = t.to(Device::cpu());  // on the host, as Keras returns NumPy arrays
+    return out;
+  });
 }
 
 }  // namespace kiln

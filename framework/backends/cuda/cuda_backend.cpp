@@ -62,7 +62,7 @@ class CudaBackend final : public Backend {
 
 }  // namespace
 
-Backend* cuda_backend() {
+Backend* built_in_cuda_backend() {
   static CudaBackend backend;
   return &backend;
 }

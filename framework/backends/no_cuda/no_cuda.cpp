@@ -3,7 +3,7 @@
 #include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
-Backend* cuda_backend() {
+Backend* built_in_cuda_backend() {
   return nullptr;
 }
 void register_cuda_kernels(OpTable&) {}
