@@ -75,7 +75,8 @@ void Sequential::build(const std::vector<Shape>& input_shapes) {
              input_shapes.size());
   std::vector<int64_t> dims = input_shapes[0].dims();
   if (!dims.empty()) dims[0] = -1;  // the batch dim is free
-  input_spec_ = TensorMeta{dtype_policy().compute, Shape(std::move(dims)), Device::cpu()};
+  // On the device the first batch is built on (the trainer's, under its DeviceScope).
+  input_spec_ = TensorMeta{dtype_policy().compute, Shape(std::move(dims)), default_device()};
   build_symbolically();
 }
 

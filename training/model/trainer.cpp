@@ -19,6 +19,7 @@ namespace {
 // The signature a step is traced for: each tensor as given, but any batch size, and any size
 // on the axes where `declared[i]` (the model's input or output spec the tensor goes with) has
 // an unknown dim: a model declared on Input({-1}) takes sequences of every length in one trace.
+// On the tensors' device.
 std::vector<TensorSpec> step_specs(const std::vector<Tensor>& tensors,
                                    const std::vector<TensorMeta>& declared) {
   std::vector<TensorSpec> specs;
@@ -31,6 +32,7 @@ std::vector<TensorSpec> step_specs(const std::vector<Tensor>& tensors,
         if (d.dims()[a] < 0) dims[a] = -1;
     }
     specs.emplace_back(Shape(std::move(dims)), tensors[i].dtype());
+    specs.back().device = tensors[i].device();
   }
   return specs;
 }

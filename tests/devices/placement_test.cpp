@@ -1,0 +1,206 @@
+// Training on a device other than the CPU, on the stand-in CUDA device (tests/devices/host_cuda.h):
+// the reference fits equal the CPU's, the model and its trainer's state live on the device, a
+// step moves only its batch there and its logs back, compile says where the model runs and why,
+// and checkpoints move between devices.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <filesystem>
+#include <string>
+
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/reshaping/flatten.h"
+#include "kiln/training/callbacks/backup_and_restore.h"
+#include "kiln/training/model/sequential.h"
+#include "kiln/training/model/trainer.h"
+#include "tests/devices/host_cuda.h"
+#include "tests/devices/reference_fits.h"
+#include "tests/test_support/expect_error.h"
+
+namespace kiln::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+[[maybe_unused]] ::testing::Environment* const kHostCuda =
+    ::testing::AddGlobalTestEnvironment(new HostCudaEnvironment);
+
+const Device kGpu = Device::cuda(0);
+
+class FitOnDevice : public ::testing::TestWithParam<ReferenceModel> {};
+
+TEST_P(FitOnDevice, EqualsTheCpuFit) {
+  const FitRecord cpu = reference_fit(GetParam(), "cpu");
+  const FitRecord gpu = reference_fit(GetParam(), "cuda:0");
+  EXPECT_EQ(cpu.device, Device::cpu());
+  EXPECT_EQ(gpu.device, kGpu);
+  ASSERT_EQ(gpu.losses.size(), static_cast<size_t>(kSteps));
+  expect_same_fit(gpu, cpu, 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(ReferenceModels, FitOnDevice,
+                         ::testing::Values(ReferenceModel::mlp, ReferenceModel::cnn,
+                                           ReferenceModel::lstm),
+                         [](const auto& param_info) { return to_string(param_info.param); });
+
+TEST(Placement, TheModelAndItsTrainersStateLiveOnTheDevice) {
+  std::unique_ptr<Model> model = reference_model(ReferenceModel::cnn, "cuda:0");
+  model->fit(reference_data(ReferenceModel::cnn),
+             {.epochs = 1, .verbose = 0, .steps_per_epoch = 2});
+  for (const Variable& v : model->weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
+  const std::vector<Variable> state = model->trainer().state_variables();
+  EXPECT_GT(state.size(), model->trainable_weights().size());  // Adam's slots, metrics' totals
+  for (const Variable& v : state) EXPECT_EQ(v.value().device(), kGpu) << v.name();
+  for (const Tensor& w : model->get_weights()) EXPECT_TRUE(w.device().is_cpu());
+}
+
+// Weights a layer creates when it first sees data are created on the model's device too.
+TEST(Placement, AModelBuiltByItsFirstBatchBuildsOnTheDevice) {
+  Sequential model({layers::Flatten(), layers::Dense(8, {.activation = "relu"}), layers::Dense(4)});
+  model.compile({.optimizer = "adam", .loss = "mse", .device = "cuda:0"});
+  const Tensor x = (*reference_data(ReferenceModel::mlp).iterator().next())[0];
+  model.train_on_batch({x}, {zeros({x.dim(0), 4}, DType::f32, Device::cpu())});
+  ASSERT_EQ(model.weights().size(), 4u);
+  for (const Variable& v : model.weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
+}
+
+TEST(Placement, AnUncompiledModelPredictsWhereCompileWouldHavePutIt) {
+  Sequential model({layers::Input({8, 8}), layers::Flatten(), layers::Dense(3)});
+  EXPECT_EQ(model.device(), kGpu);
+  const Tensor x = (*reference_data(ReferenceModel::mlp).iterator().next())[0];
+  const Tensor y = model.predict(x, {.verbose = 0});
+  EXPECT_TRUE(y.device().is_cpu());
+  EXPECT_EQ(model.device(), kGpu);
+  for (const Variable& v : model.weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
+}
+
+// What crosses between the host and the device per step: its batch (x and y) goes over and its
+// logs (loss, accuracy) come back; weights and optimizer state stay where they are. (A fit call
+// also resets its metrics, a fixed cost, hence the difference of two fits.)
+TEST(Placement, AStepCopiesItsBatchInAndItsLogsOut) {
+  std::unique_ptr<Model> model = reference_model(ReferenceModel::mlp, "cuda:0");
+  const datasets::Dataset data = reference_data(ReferenceModel::mlp);
+  const auto copies_of_fit = [&](int64_t steps) {
+    const int64_t in = host_cuda_copies().from_host;
+    const int64_t out = host_cuda_copies().to_host;
+    model->fit(data, {.epochs = 1, .verbose = 0, .steps_per_epoch = steps});
+    return std::pair{host_cuda_copies().from_host - in, host_cuda_copies().to_host - out};
+  };
+  (void)copies_of_fit(1);  // builds and traces
+  const auto [in_short, out_short] = copies_of_fit(2);
+  const auto [in_long, out_long] = copies_of_fit(12);
+  EXPECT_EQ(in_long - in_short, 2 * 10);
+  EXPECT_LE(out_long - out_short, 2 * 10);
+}
+
+TEST(Placement, PredictReturnsHostTensorsEqualToTheCpus) {
+  const std::vector<Tensor> x = {(*reference_data(ReferenceModel::mlp).iterator().next())[0]};
+  std::vector<Tensor> got;
+  std::vector<Tensor> want;
+  for (const std::string device : {"cuda:0", "cpu"}) {
+    std::unique_ptr<Model> model = reference_model(ReferenceModel::mlp, device);
+    const Tensor y = model->predict(x[0], {.verbose = 0});
+    (device == "cpu" ? want : got).push_back(y);
+    (device == "cpu" ? want : got).push_back(model->predict_on_batch({x[0]})[0]);
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_TRUE(got[i].device().is_cpu());
+    EXPECT_EQ(got[i].to_vector<float>(), want[i].to_vector<float>());
+  }
+}
+
+TEST(DeviceChoice, AVisibleGpuIsChosenAndNamedInTheLogAndSummary) {
+  std::vector<std::string> lines;
+  const LogSink previous =
+      set_log_sink([&](LogLevel, std::string_view line) { lines.emplace_back(line); });
+  std::unique_ptr<Model> model = reference_model(ReferenceModel::mlp, "");
+  set_log_sink(previous);
+  EXPECT_EQ(model->device(), kGpu);
+  EXPECT_THAT(lines, ::testing::Contains(HasSubstr("runs on cuda:0 (a GPU is visible)")));
+  EXPECT_THAT(model->summary(), HasSubstr(" Device: cuda:0\n"));
+}
+
+TEST(DeviceChoice, ADeviceScopeOrANamedDeviceWins) {
+  {
+    const DeviceScope cpu("cpu");
+    EXPECT_EQ(reference_model(ReferenceModel::mlp, "")->device(), Device::cpu());
+    EXPECT_EQ(reference_model(ReferenceModel::mlp, "cuda")->device(), kGpu);
+  }
+  EXPECT_EQ(reference_model(ReferenceModel::mlp, "cpu")->device(), Device::cpu());
+}
+
+TEST(DeviceChoice, AMissingDeviceIsAnErrorNotAFallback) {
+  expect_error([] { (void)reference_model(ReferenceModel::mlp, "cuda:1"); },
+               "compile: device 'cuda:1': device cuda:1 requested, but 1 CUDA device(s) are "
+               "visible");
+  expect_error([] { (void)reference_model(ReferenceModel::mlp, "tpu:0"); },
+               "compile: device 'tpu:0': unknown device");
+}
+
+std::vector<float> predictions(Model& model) {
+  const Tensor x = (*reference_data(ReferenceModel::cnn).iterator().next())[0];
+  return model.predict(x, {.verbose = 0}).to_vector<float>();
+}
+
+TEST(Checkpoints, WeightsSavedOnOneDeviceLoadOnTheOther) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("kiln_device_weights_" + std::to_string(getpid()) + ".weights.h5"))
+                               .string();
+  for (const auto& [from, to] : {std::pair{"cuda:0", "cpu"}, std::pair{"cpu", "cuda:0"}}) {
+    std::unique_ptr<Model> trained = reference_model(ReferenceModel::cnn, from);
+    trained->fit(reference_data(ReferenceModel::cnn),
+                 {.epochs = 1, .verbose = 0, .steps_per_epoch = 3});
+    trained->save_weights(path);
+    std::unique_ptr<Model> loaded = reference_model(ReferenceModel::cnn, to);
+    loaded->load_weights(path);
+    for (const Variable& v : loaded->weights()) EXPECT_EQ(v.value().device(), loaded->device());
+    EXPECT_EQ(predictions(*loaded), predictions(*trained)) << from << " -> " << to;
+  }
+  std::filesystem::remove(path);
+}
+
+// Fails fit in the second epoch, after a backup: a run that stopped on one device.
+class FailAfter : public Callback {
+ public:
+  void on_epoch_begin(int epoch, const Logs&) override { epoch_ = epoch; }
+  void on_train_batch_end(int64_t batch, const Logs&) override {
+    if (epoch_ == 1 && batch == 6) throw Error("stopped");
+  }
+
+ private:
+  int epoch_ = 0;
+};
+
+TEST(Checkpoints, ARunInterruptedOnTheGpuResumesOnTheCpu) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("kiln_device_backup_" + std::to_string(getpid())))
+          .string();
+  std::filesystem::remove_all(dir);
+  const datasets::Dataset data = reference_data(ReferenceModel::cnn);
+  const auto backup = [&] {
+    return std::make_shared<BackupAndRestore>(dir, BackupAndRestoreOptions{.save_freq = 4});
+  };
+  std::unique_ptr<Model> interrupted = reference_model(ReferenceModel::cnn, "cuda:0");
+  expect_error(
+      [&] {
+        interrupted->fit(
+            data,
+            {.epochs = 2, .verbose = 0, .callbacks = {backup(), std::make_shared<FailAfter>()}});
+      },
+      "stopped");
+  std::unique_ptr<Model> resumed = reference_model(ReferenceModel::cnn, "cpu");
+  resumed->fit(data, {.epochs = 2, .verbose = 0, .callbacks = {backup()}});
+  std::unique_ptr<Model> uninterrupted = reference_model(ReferenceModel::cnn, "cpu");
+  uninterrupted->fit(data, {.epochs = 2, .verbose = 0});
+  FitRecord a{.weights = resumed->get_weights()};
+  FitRecord b{.weights = uninterrupted->get_weights()};
+  expect_same_fit(a, b, 1e-4);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kiln::testing
