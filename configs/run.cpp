@@ -34,10 +34,35 @@ struct Training {
   int64_t steps_per_execution = 1;
   bool run_eagerly = false;
   StepShapes step_shapes = StepShapes::model_inputs;
+  std::string device;  // distribute's, for compile ("": compile chooses)
 };
+
+// The device the run names for compile ("" when it names none: compile chooses). A GPU this
+// build or machine lacks is refused at its line; a run never falls back from a GPU it names.
+std::string run_device(const Config& run) {
+  const Config* d = run.find("distribute");
+  if (d == nullptr || d->is_null()) return "";
+  d->check_keys({"strategy", "devices"}, "distribute");
+  const std::string strategy = d->get_string("strategy", "default");
+  KILN_CHECK(strategy == "default" || strategy == "one_device", (*d)["strategy"].where(),
+             "strategy '", strategy,
+             "' is not available yet: kiln trains on one device (default or one_device)");
+  const Config* devices = d->find("devices");
+  if (devices == nullptr || devices->is_null()) return "";
+  const std::vector<Config>& list = devices->as_list();
+  KILN_CHECK(list.size() == 1, devices->where(), "strategy '", strategy,
+             "' trains on one device, but ", list.size(), " are named");
+  return located(list[0], [&] {
+    const std::string name = list[0].as_string();
+    const Device device = name == "cpu:0" ? Device::cpu() : Device::parse(name);
+    (void)backend_for(device);  // says why this build or machine cannot use it
+    return device.to_string();
+  });
+}
 
 Training training_of(const Config& run) {
   Training t;
+  t.device = run_device(run);
   const Config* c = run.find("training");
   if (c == nullptr || c->is_null()) return t;
   c->check_keys({"epochs", "seed", "steps_per_execution", "run_eagerly", "step_shapes"},
@@ -67,29 +92,6 @@ void apply_precision(const Config& run) {
     layers::set_global_policy(name);
     return 0;
   });
-}
-
-void check_distribute(const Config& run) {
-  const Config* d = run.find("distribute");
-  if (d == nullptr || d->is_null()) return;
-  d->check_keys({"strategy", "devices"}, "distribute");
-  const std::string strategy = d->get_string("strategy", "default");
-  KILN_CHECK(strategy == "default" || strategy == "one_device", (*d)["strategy"].where(),
-             "strategy '", strategy,
-             "' is not available yet: kiln trains on one device (default or one_device)");
-  if (const Config* devices = d->find("devices"))
-    for (const Config& dev : devices->as_list())
-      located(dev, [&] {
-        const std::string name = dev.as_string();
-        const Device device = name == "cpu:0" ? Device::cpu() : Device::parse(name);
-        if (device.is_cpu()) return 0;
-        // Why this build or machine cannot use it, when it cannot; a run never falls back from
-        // a GPU it names.
-        (void)backend_for(device);
-        throw Error("device '" + name +
-                    "' is not available to this run: kiln does not train on GPUs yet (its CUDA "
-                    "backend runs some ops only); name cpu");
-      });
 }
 
 losses::LossPtr loss_of(const Config& spec) {
@@ -162,6 +164,7 @@ CompileOptions compile_options(const Config& run, const Training& t) {
   o.run_eagerly = t.run_eagerly;
   o.steps_per_execution = t.steps_per_execution;
   o.step_shapes = t.step_shapes;
+  o.device = t.device;
   return o;
 }
 
@@ -238,7 +241,6 @@ Config load_run(const std::string& file, const std::vector<std::string>& overrid
 void validate_run(const Config& run) {
   const Training t = training_of(run);
   apply_precision(run);
-  check_distribute(run);
   check_data(run["data"]);
   // Stand-ins for what only the data knows.
   const std::map<std::string, Config> facts{{"num_classes", Config(int64_t{2})},
@@ -255,7 +257,6 @@ void validate_run(const Config& run) {
 TrainResult train(const Config& run, const TrainOptions& options) {
   const Training t = training_of(run);
   apply_precision(run);
-  check_distribute(run);
   random::set_seed(t.seed);
   const RunData data = build_data(run["data"], t.seed);
   Config resolved = run;
@@ -305,7 +306,6 @@ std::pair<std::shared_ptr<Model>, RunData> load_trained(const Config& run,
                                                         const std::string& weights) {
   const Training t = training_of(run);
   apply_precision(run);
-  check_distribute(run);
   random::set_seed(t.seed);
   RunData data = build_data(run["data"], t.seed);
   Config resolved = run;

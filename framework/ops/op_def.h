@@ -4,6 +4,7 @@
 #include <array>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "kiln/framework/core/device.h"
@@ -84,6 +85,7 @@ class OpTable {
   void set_kernel(OpId op, DeviceType device, KernelFn fn) {
     (*this)[op].kernels[static_cast<size_t>(device)] = fn;
   }
+  const std::array<OpDef, kNumOps>& defs() const { return defs_; }
 
  private:
   std::array<OpDef, kNumOps> defs_{};
@@ -97,6 +99,8 @@ OpTable& op_table_for_testing();
 inline const OpDef& op_def(OpId op) {
   return op_table()[op];
 }
+// The ops with a CPU kernel but none for `device`: what a model may need there and not find.
+std::vector<std::string_view> ops_without_kernel(DeviceType device);
 
 // Definition hooks, one per op family (framework/ops/defs/*.cpp), and the backends' kernel
 // registration (framework/backends/*/).

@@ -39,4 +39,13 @@ const OpTable& op_table() {
   return op_table_for_testing();
 }
 
+std::vector<std::string_view> ops_without_kernel(DeviceType device) {
+  std::vector<std::string_view> out;
+  for (const OpDef& def : op_table().defs())
+    if (def.kernels[static_cast<size_t>(DeviceType::cpu)] != nullptr &&
+        def.kernels[static_cast<size_t>(device)] == nullptr)
+      out.emplace_back(def.name);
+  return out;
+}
+
 }  // namespace kiln

@@ -124,6 +124,9 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   // the CPU instead; a device name that does not parse is refused naming the forms.
   expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {devices: [cuda:64]}",
                {"run.yaml:13:", "device cuda:64 requested, but"});
+  expect_error("training: {epochs: 1}",
+               "training: {epochs: 1}\ndistribute: {devices: [cpu, cuda:0]}",
+               {"run.yaml:13:", "strategy 'default' trains on one device, but 2 are named"});
   expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {devices: [tpu]}",
                {"run.yaml:13:", "unknown device 'tpu' (expected cpu, cuda or cuda:N)"});
   expect_error("training: {epochs: 1}", "training: {epochs: 1}\nprecision: mixed_float61",

@@ -100,6 +100,10 @@ void HostCudaEnvironment::SetUp() {
   }
 }
 
+// Every test of the binary runs with the stand-in.
+[[maybe_unused]] ::testing::Environment* const kHostCuda =
+    ::testing::AddGlobalTestEnvironment(new HostCudaEnvironment);
+
 void HostCudaEnvironment::TearDown() {
   OpTable& table = op_table_for_testing();
   for (size_t i = 0; i < kNumOps; ++i) {

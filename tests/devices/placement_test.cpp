@@ -11,10 +11,12 @@
 
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/log.h"
+#include "kiln/framework/ops/op_def.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/reshaping/flatten.h"
 #include "kiln/training/callbacks/backup_and_restore.h"
+#include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/sequential.h"
 #include "kiln/training/model/trainer.h"
 #include "tests/devices/host_cuda.h"
@@ -25,9 +27,6 @@ namespace kiln::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-[[maybe_unused]] ::testing::Environment* const kHostCuda =
-    ::testing::AddGlobalTestEnvironment(new HostCudaEnvironment);
 
 const Device kGpu = Device::cuda(0);
 
@@ -131,6 +130,22 @@ TEST(DeviceChoice, ADeviceScopeOrANamedDeviceWins) {
     EXPECT_EQ(reference_model(ReferenceModel::mlp, "cuda")->device(), kGpu);
   }
   EXPECT_EQ(reference_model(ReferenceModel::mlp, "cpu")->device(), Device::cpu());
+}
+
+// Until kiln's CUDA backend runs every op, a visible GPU is not chosen unasked: a model that
+// trains on the CPU goes on training there, and the log says why.
+TEST(DeviceChoice, AGpuWithoutEveryKernelIsUsedOnlyWhenNamed) {
+  KernelFn& conv =
+      op_table_for_testing()[OpId::conv2d].kernels[static_cast<size_t>(DeviceType::cuda)];
+  const KernelFn saved = std::exchange(conv, nullptr);
+  const DeviceChoice unasked = choose_device("");
+  const DeviceChoice named = choose_device("cuda:0");
+  conv = saved;
+  EXPECT_EQ(unasked.device, Device::cpu());
+  EXPECT_EQ(unasked.reason,
+            "a GPU is visible, but kiln's CUDA backend has no kernel for 1 ops yet (conv2d); name "
+            "cuda:0 to use it");
+  EXPECT_EQ(named.device, kGpu);
 }
 
 TEST(DeviceChoice, AMissingDeviceIsAnErrorNotAFallback) {

@@ -1,6 +1,7 @@
 #pragma once
 // Where a compiled model runs when compile names no device: the DeviceScope's device, else a GPU
-// when this build can use one, else the CPU, as TensorFlow places a Keras model.
+// when this build can use one and has every op's kernel for it, else the CPU, as TensorFlow
+// places a Keras model.
 #include <string>
 #include <string_view>
 
