@@ -21,30 +21,11 @@ constexpr auto kCuda = static_cast<size_t>(DeviceType::cuda);
 
 // What is left of issue 22's backend work, op by op.
 const std::map<OpId, std::string_view>& not_on_cuda() {
-  constexpr std::string_view reductions = "kiln's own reductions beside reduce_sum's, not written";
-  constexpr std::string_view copies = "kiln's own strided-copy kernel, not written";
-  constexpr std::string_view indexing = "kiln's own index kernels, not written";
   constexpr std::string_view convolution = "cuDNN convolutions, not wired";
   constexpr std::string_view pooling = "cuDNN pooling, not wired";
   constexpr std::string_view argmax_pooling =
       "kiln's own kernel (cuDNN keeps no argmax), not written";
   static const std::map<OpId, std::string_view> ops{
-      {OpId::reduce_max, reductions},
-      {OpId::reduce_min, reductions},
-      {OpId::reduce_prod, reductions},
-      {OpId::argmax, reductions},
-      {OpId::argmin, reductions},
-      {OpId::transpose, copies},
-      {OpId::broadcast_to, copies},
-      {OpId::broadcast_like, copies},
-      {OpId::strided_slice, copies},
-      {OpId::strided_slice_grad, copies},
-      {OpId::concat, copies},
-      {OpId::pad, copies},
-      {OpId::size_of, "a one-scalar kernel writing a shape's count on the device, not written"},
-      {OpId::gather, indexing},
-      {OpId::scatter_add, indexing},
-      {OpId::range_like, indexing},
       {OpId::conv2d, convolution},
       {OpId::conv2d_backprop_input, convolution},
       {OpId::conv2d_backprop_filter, convolution},

@@ -4,9 +4,11 @@
 #include <tuple>
 #include <utility>
 
+#include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/op_def.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/ops/optimizer_ops.h"
+#include "kiln/framework/ops/slice_bounds.h"
 #include "tests/cuda/device_compare.h"
 
 namespace kiln::testing {
@@ -128,15 +130,6 @@ void other_cases(std::vector<ParityCase>& cases) {
     for (const DType to : kAll)
       add(cases, OpId::cast, from, {from_vector(v, {2, 4}, from)},
           [to](const auto& x) { return ops::cast(x[0], to); });
-  const std::vector<std::vector<int64_t>> axes_cases{{}, {0}, {1}, {2}, {0, 2}, {1, 2}};
-  for (const DType dtype : kNumeric)
-    for (const std::vector<int64_t>& axes : axes_cases)
-      for (const bool keepdims : {false, true})
-        add(cases, OpId::reduce_sum, dtype, {values({3, 4, 5}, dtype, dtype == DType::u8)},
-            [axes, keepdims](const auto& x) { return ops::sum(x[0], axes, keepdims); });
-  // Rows longer than a block's threads.
-  add(cases, OpId::reduce_sum, DType::f32, {values({3, 1000}, DType::f32, false)},
-      [](const auto& x) { return ops::sum(x[0], {1}); });
   // One case per output of the Adam update (variable, m, v), over positive second moments.
   for (const DType dtype : {DType::f32, DType::f64})
     for (const int output : {0, 1, 2})
@@ -154,6 +147,94 @@ void other_cases(std::vector<ParityCase>& cases) {
     add(cases, OpId::random_uniform, dtype,
         {values({7, 143}, dtype, false), from_vector(std::vector<int64_t>{1234567890123, 42}, {2})},
         [dtype](const auto& x) { return ops::random_uniform_like(x[0], x[1], dtype); });
+}
+
+void reduction_cases(std::vector<ParityCase>& cases) {
+  const std::vector<std::vector<int64_t>> axes_cases{{}, {0}, {1}, {2}, {0, 2}, {1, 2}};
+  using Reduce = Tensor (*)(const Tensor&, std::vector<int64_t>, bool);
+  const std::vector<std::pair<OpId, Reduce>> reductions{
+      {OpId::reduce_sum, ops::sum}, {OpId::reduce_max, ops::max}, {OpId::reduce_min, ops::min}};
+  for (const auto& [op, reduce] : reductions)
+    for (const DType dtype : kNumeric)
+      for (const std::vector<int64_t>& axes : axes_cases)
+        for (const bool keepdims : {false, true})
+          add(cases, op, dtype, {values({3, 4, 5}, dtype, dtype == DType::u8)},
+              [reduce, axes, keepdims](const auto& x) { return reduce(x[0], axes, keepdims); });
+  // Rows longer than a block's threads.
+  add(cases, OpId::reduce_sum, DType::f32, {values({3, 1000}, DType::f32, false)},
+      [](const auto& x) { return ops::sum(x[0], {1}); });
+  add(cases, OpId::reduce_max, DType::f32, {values({3, 1000}, DType::f32, false)},
+      [](const auto& x) { return ops::max(x[0], {1}); });
+  // Few factors, so that no dtype overflows.
+  for (const DType dtype : kNumeric)
+    for (const std::vector<int64_t>& axes : {std::vector<int64_t>{1}, {2}, {1, 2}})
+      add(cases, OpId::reduce_prod, dtype, {values({3, 4, 2}, dtype, true)},
+          [axes](const auto& x) { return ops::prod(x[0], axes); });
+  // The values repeat, so ties are common: both devices pick the first.
+  for (const DType dtype : kNumeric)
+    for (const int64_t axis : {0, 1, 2}) {
+      add(cases, OpId::argmax, dtype, {values({3, 4, 5}, dtype, dtype == DType::u8)},
+          [axis](const auto& x) { return ops::argmax(x[0], axis); });
+      add(cases, OpId::argmin, dtype, {values({3, 4, 5}, dtype, dtype == DType::u8)},
+          [axis](const auto& x) { return ops::argmin(x[0], axis); });
+    }
+  for (const DType dtype : {DType::f32, DType::i64})
+    add(cases, OpId::size_of, dtype, {values({3, 4, 5}, DType::f32, false)},
+        [dtype](const auto& x) {
+          return ops::size_of(x[0], {0, 2}, dtype);
+        });
+}
+
+void data_movement_cases(std::vector<ParityCase>& cases) {
+  for (const DType dtype : kAll) {
+    add(cases, OpId::transpose, dtype, {values({2, 3, 4}, dtype, false)}, [](const auto& x) {
+      return ops::transpose(x[0], {2, 0, 1});
+    });
+    add(cases, OpId::broadcast_to, dtype, {values({3, 1}, dtype, false)}, [](const auto& x) {
+      return ops::broadcast_to(x[0], Shape({2, 3, 5}));
+    });
+    add(cases, OpId::broadcast_like, dtype,
+        {values({1, 4}, dtype, false), values({3, 4}, dtype, false)},
+        [](const auto& x) { return ops::broadcast_like(x[0], x[1]); });
+    // Steps of 2 and -2 are no view: the kernel copies.
+    add(cases, OpId::strided_slice, dtype, {values({5, 6}, dtype, false)}, [](const auto& x) {
+      return ops::strided_slice(x[0], {1, kSliceEnd}, {kSliceEnd, 0}, {2, -2});
+    });
+    add(cases, OpId::concat, dtype,
+        {values({2, 3}, dtype, false), values({2, 1}, dtype, true), values({2, 4}, dtype, false)},
+        [](const auto& x) { return ops::concat(x, 1); });
+    add(cases, OpId::pad, dtype, {values({2, 3}, dtype, false)}, [](const auto& x) {
+      return ops::pad(x[0], {{1, 2}, {0, 3}}, 1.5);
+    });
+  }
+  for (const DType dtype : kFloating)
+    add(cases, OpId::strided_slice_grad, dtype, {values({2, 3}, dtype, false)}, [](const auto& x) {
+      return apply(OpId::strided_slice_grad, {x[0]},
+                   {{"begin", std::vector<int64_t>{1, kSliceEnd}},
+                    {"end", std::vector<int64_t>{kSliceEnd, 0}},
+                    {"strides", std::vector<int64_t>{2, -2}},
+                    {"input_shape", std::vector<int64_t>{5, 6}}});
+    });
+}
+
+void index_cases(std::vector<ParityCase>& cases) {
+  for (const DType dtype : kAll)
+    for (const DType index : {DType::i32, DType::i64}) {
+      const Tensor rows = from_vector(std::vector<double>{4, 0, 2, 2, 1, 3}, {2, 3}, index);
+      add(cases, OpId::gather, dtype, {values({5, 3}, dtype, false), rows},
+          [](const auto& x) { return ops::gather(x[0], x[1], 0); });
+      const Tensor columns = from_vector(std::vector<double>{2, 0, 2}, {3}, index);
+      add(cases, OpId::gather, dtype, {values({5, 3}, dtype, false), columns},
+          [](const auto& x) { return ops::gather(x[0], x[1], 1); });
+    }
+  // Repeated indices add into the same row.
+  for (const DType dtype : kNumeric)
+    add(cases, OpId::scatter_add, dtype,
+        {values({5, 3}, dtype, true), from_vector(std::vector<int64_t>{1, 3, 1, 0}, {4}),
+         values({4, 3}, dtype, true)},
+        [](const auto& x) { return ops::scatter_add(x[0], x[1], x[2], 0); });
+  add(cases, OpId::range_like, DType::f32, {values({3, 7}, DType::f32, false)},
+      [](const auto& x) { return ops::range_like(x[0], 1); });
 }
 
 void matmul_cases(std::vector<ParityCase>& cases) {
@@ -182,6 +263,9 @@ std::vector<ParityCase> parity_cases() {
   unary_cases(cases);
   binary_cases(cases);
   other_cases(cases);
+  reduction_cases(cases);
+  data_movement_cases(cases);
+  index_cases(cases);
   matmul_cases(cases);
   return cases;
 }

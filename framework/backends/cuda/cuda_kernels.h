@@ -9,4 +9,6 @@ void register_reduction_kernels(OpTable& table);
 void register_matmul_kernels(OpTable& table);
 void register_random_kernels(OpTable& table);
 void register_optimizer_kernels(OpTable& table);
+void register_shape_kernels(OpTable& table);
+void register_index_kernels(OpTable& table);
 }  // namespace kiln::cuda

@@ -1,14 +1,18 @@
-// reduce_sum on CUDA over any axes, without first moving them together: each block sums the
-// elements of one output (blocks stride over outputs), its threads striding over the reduced
-// elements and then combining in shared memory. Sums accumulate in the compute type, as on the
-// CPU. One block per output leaves a full reduction of a large tensor to one SM, which is fine
-// for losses and the gradients of broadcasting; a two-pass kernel can come when it shows up.
+// The reductions on CUDA over any axes, without first moving them together: each block reduces
+// the elements of one output (blocks stride over outputs), its threads striding over the
+// reduced elements and then combining in shared memory. They accumulate in the compute type
+// and combine as the CPU's do (max and min keep a NaN). One block per output leaves a full
+// reduction of a large tensor to one SM, which is fine for losses and the gradients of
+// broadcasting; a two-pass kernel can come when it shows up. argmax/argmin walk their one axis
+// per output in order, as the CPU, so ties go to the first index on both.
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <vector>
 
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/fill.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
 #include "kiln/framework/backends/cuda/strided_index.cuh"
 #include "kiln/framework/core/convert.h"
@@ -18,27 +22,70 @@ namespace {
 
 constexpr int kMaxThreads = 256;
 
-// `kept` walks the outputs' input offsets, `summed` the offsets of one output's elements;
-// blockDim.x is a power of two.
-template <typename T>
-__global__ void sum_kernel(T* out, const T* in, int64_t outputs, int64_t reduced,
-                           const __grid_constant__ StridedIndex<1> kept,
-                           const __grid_constant__ StridedIndex<1> summed) {
-  using C = compute_t<T>;
+struct Sum {
+  template <typename C>
+  static C init() {
+    return C(0);
+  }
+  template <typename C>
+  __device__ static C combine(C a, C b) {
+    return a + b;
+  }
+};
+struct Prod {
+  template <typename C>
+  static C init() {
+    return C(1);
+  }
+  template <typename C>
+  __device__ static C combine(C a, C b) {
+    return a * b;
+  }
+};
+struct Max {
+  template <typename C>
+  static C init() {
+    if constexpr (std::numeric_limits<C>::has_infinity) return -std::numeric_limits<C>::infinity();
+    return std::numeric_limits<C>::lowest();
+  }
+  template <typename C>
+  __device__ static C combine(C a, C b) {
+    return (a >= b || a != a) ? a : b;
+  }
+};
+struct Min {
+  template <typename C>
+  static C init() {
+    if constexpr (std::numeric_limits<C>::has_infinity) return std::numeric_limits<C>::infinity();
+    return std::numeric_limits<C>::max();
+  }
+  template <typename C>
+  __device__ static C combine(C a, C b) {
+    return (a <= b || a != a) ? a : b;
+  }
+};
+
+// `kept` walks the outputs' input offsets, `reduced_index` the offsets of one output's
+// elements; blockDim.x is a power of two. `init` comes from the host (Op::init<C>()).
+template <typename Op, typename T, typename C>
+__global__ void reduce_kernel(T* out, const T* in, int64_t outputs, int64_t reduced,
+                              const __grid_constant__ StridedIndex<1> kept,
+                              const __grid_constant__ StridedIndex<1> reduced_index, C init) {
   __shared__ C partial[kMaxThreads];
   for (int64_t o = blockIdx.x; o < outputs; o += gridDim.x) {
     int64_t base[1];
     kept.offsets(o, base);
-    C acc = C(0);
+    C acc = init;
     for (int64_t r = threadIdx.x; r < reduced; r += blockDim.x) {
       int64_t off[1];
-      summed.offsets(r, off);
-      acc += convert_value<C>(in[base[0] + off[0]]);
+      reduced_index.offsets(r, off);
+      acc = Op::combine(acc, convert_value<C>(in[base[0] + off[0]]));
     }
     partial[threadIdx.x] = acc;
     __syncthreads();
     for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
-      if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+      if (threadIdx.x < s)
+        partial[threadIdx.x] = Op::combine(partial[threadIdx.x], partial[threadIdx.x + s]);
       __syncthreads();
     }
     if (threadIdx.x == 0) out[o] = convert_value<T>(partial[0]);
@@ -46,40 +93,103 @@ __global__ void sum_kernel(T* out, const T* in, int64_t outputs, int64_t reduced
   }
 }
 
-void reduce_sum_kernel(const KernelContext& c) {
+template <typename Op>
+void reduce(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const std::vector<int64_t> axes = c.attrs.get_ints("axes");
-  // Split x's dims, outermost first, into kept ones (the output's order) and summed ones.
+  // Split x's dims, outermost first, into kept ones (the output's order) and reduced ones.
   const std::vector<int64_t> strides = x.shape().strides();
-  StridedIndex<1> kept, summed;
+  StridedIndex<1> kept, reduced_index;
   int64_t reduced = 1;
   for (int i = 0; i < x.rank(); ++i) {
     const int64_t dim = x.dim(i);
     const int64_t stride = strides[static_cast<size_t>(i)];
     if (std::find(axes.begin(), axes.end(), i) != axes.end()) {
-      summed.append(dim, {stride});
+      reduced_index.append(dim, {stride});
       reduced *= dim;
     } else {
       kept.append(dim, {stride});
     }
   }
   const int64_t outputs = c.output.numel();
+  if (outputs == 0) return;
   const int threads = static_cast<int>(
       std::clamp<uint64_t>(std::bit_ceil(static_cast<uint64_t>(reduced)), 32, kMaxThreads));
   const auto blocks = static_cast<unsigned>(std::min<int64_t>(outputs, 1 << 16));
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
   visit_dtypes<kNumericDTypes>(x.dtype(), "CUDA kernel", [&]<typename T>() {
-    sum_kernel<<<blocks, threads, 0, current_stream(device)>>>(
-        static_cast<T*>(c.output.raw_data()), data_of<T>(x), outputs, reduced, kept, summed);
+    using C = compute_t<T>;
+    reduce_kernel<Op><<<blocks, threads, 0, current_stream(device)>>>(
+        static_cast<T*>(c.output.raw_data()), data_of<T>(x), outputs, reduced, kept, reduced_index,
+        Op::template init<C>());
   });
   KILN_CUDA_CHECK(cudaGetLastError());
+}
+
+// One thread per output: the axis is viewed as (outer, reduced, inner).
+template <bool kIsMax, typename T>
+__global__ void arg_kernel(int64_t* out, const T* in, int64_t outer_inner, int64_t reduced,
+                           int64_t inner) {
+  using C = compute_t<T>;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < outer_inner;
+       k += step) {
+    const T* p = in + (k / inner) * reduced * inner + k % inner;
+    int64_t best = 0;
+    C best_v = convert_value<C>(p[0]);
+    for (int64_t r = 1; r < reduced; ++r) {
+      const C v = convert_value<C>(p[r * inner]);
+      if (kIsMax ? v > best_v : v < best_v) {
+        best_v = v;
+        best = r;
+      }
+    }
+    out[k] = best;
+  }
+}
+
+template <bool kIsMax>
+void arg_reduce(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const auto axis = static_cast<int>(c.attrs.get_int("axis"));
+  int64_t inner = 1;
+  for (int i = axis + 1; i < x.rank(); ++i) inner *= x.dim(i);
+  const int64_t reduced = x.dim(axis);
+  KILN_CHECK(reduced > 0, "kiln::ops::", kIsMax ? "argmax" : "argmin",
+             ": cannot reduce an empty axis");
+  const int64_t n = c.output.numel();
+  if (n == 0) return;
+  constexpr int kThreads = 256;
+  const auto blocks =
+      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const int device = c.output.device().index;
+  const DeviceGuard guard(device);
+  visit_dtypes<kNumericDTypes>(x.dtype(), "CUDA kernel", [&]<typename T>() {
+    arg_kernel<kIsMax><<<blocks, kThreads, 0, current_stream(device)>>>(
+        static_cast<int64_t*>(c.output.raw_data()), data_of<T>(x), n, reduced, inner);
+  });
+  KILN_CUDA_CHECK(cudaGetLastError());
+}
+
+// The element count over the axes, known from the input's shape (its data is not read).
+void size_of(const KernelContext& c) {
+  int64_t n = 1;
+  for (const int64_t axis : c.attrs.get_ints("axes")) n *= c.inputs[0].dim(static_cast<int>(axis));
+  fill(c.output, static_cast<double>(n));
 }
 
 }  // namespace
 
 void register_reduction_kernels(OpTable& t) {
-  t.set_kernel(OpId::reduce_sum, DeviceType::cuda, reduce_sum_kernel);
+  constexpr auto gpu = DeviceType::cuda;
+  t.set_kernel(OpId::reduce_sum, gpu, reduce<Sum>);
+  t.set_kernel(OpId::reduce_prod, gpu, reduce<Prod>);
+  t.set_kernel(OpId::reduce_max, gpu, reduce<Max>);
+  t.set_kernel(OpId::reduce_min, gpu, reduce<Min>);
+  t.set_kernel(OpId::argmax, gpu, arg_reduce<true>);
+  t.set_kernel(OpId::argmin, gpu, arg_reduce<false>);
+  t.set_kernel(OpId::size_of, gpu, size_of);
 }
 
 }  // namespace kiln::cuda

@@ -11,6 +11,8 @@ void register_cuda_kernels(OpTable& table) {
   cuda::register_matmul_kernels(table);
   cuda::register_random_kernels(table);
   cuda::register_optimizer_kernels(table);
+  cuda::register_shape_kernels(table);
+  cuda::register_index_kernels(table);
 }
 
 }  // namespace kiln

@@ -1,0 +1,35 @@
+#include "kiln/framework/backends/cuda/fill.h"
+
+#include <algorithm>
+
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/core/convert.h"
+
+namespace kiln::cuda {
+namespace {
+
+template <typename T>
+__global__ void fill_kernel(T* out, int64_t n, T value) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    out[i] = value;
+}
+
+}  // namespace
+
+void fill(const Tensor& t, double value) {
+  const int64_t n = t.numel();
+  if (n == 0) return;
+  constexpr int kThreads = 256;
+  const auto blocks =
+      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const int device = t.device().index;
+  const DeviceGuard guard(device);
+  visit_dtype(t.dtype(), [&]<typename T>() {
+    fill_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(static_cast<T*>(t.raw_data()), n,
+                                                                 convert_value<T>(value));
+  });
+  KILN_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace kiln::cuda
