@@ -36,8 +36,6 @@ const std::map<OpId, std::string_view>& not_on_cuda() {
       {OpId::avg_pool2d_grad, pooling},
       {OpId::max_pool2d_with_argmax, argmax_pooling},
       {OpId::max_pool2d_grad_from_argmax, argmax_pooling},
-      {OpId::rnn_sequence, "cuDNN's RNN or a persistent kernel (whichever measures faster)"},
-      {OpId::rnn_sequence_grad, "cuDNN's RNN or a persistent kernel (whichever measures faster)"},
       {OpId::fused_elementwise, "programs compiled with NVRTC at plan time, not written"},
   };
   return ops;

@@ -1,6 +1,7 @@
 #include "tests/cuda/parity_table.h"
 
 #include <sstream>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -8,6 +9,7 @@
 #include "kiln/framework/ops/op_def.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/ops/optimizer_ops.h"
+#include "kiln/framework/ops/rnn_ops.h"
 #include "kiln/framework/ops/slice_bounds.h"
 #include "tests/cuda/device_compare.h"
 
@@ -237,6 +239,108 @@ void index_cases(std::vector<ParityCase>& cases) {
       [](const auto& x) { return ops::range_like(x[0], 1); });
 }
 
+// rnn_sequence over every cell (kiln's GRU is Keras's reset_after=True, its only form), forward
+// and reversed, with masked steps (one row shorter, one padded on the left), recurrent dropout,
+// one initial state shared by every sequence, and the other activations; gradients through
+// rnn_sequence_grad. rnn_sequence_grad also runs on its own, on the gradient of slices of the
+// record (what the graph pass over sliced record gradients hands it). Inputs are multiples of
+// 1/32 of magnitude at most 0.375, so the gates stay out of saturation and their derivatives
+// matter.
+void rnn_cases(std::vector<ParityCase>& cases) {
+  using rnn::Activation;
+  using rnn::Cell;
+  constexpr int64_t kBatch = 3, kTime = 5, kUnits = 4;
+  struct Variant {
+    Cell cell;
+    std::string name;
+    bool reverse = false;
+    bool masked = false;
+    bool dropout = false;
+    bool shared_states = false;
+    Activation activation = Activation::tanh;
+  };
+  const std::vector<Variant> variants{
+      {Cell::lstm, "lstm"},
+      {Cell::lstm, "lstm reversed masked", true, true},
+      {Cell::lstm, "lstm masked dropout shared states", false, true, true, true},
+      {Cell::lstm, "lstm reversed linear", true, false, false, false, Activation::linear},
+      {Cell::gru, "gru"},
+      {Cell::gru, "gru reversed masked", true, true},
+      {Cell::gru, "gru masked dropout shared states", false, true, true, true},
+      {Cell::simple, "simple"},
+      {Cell::simple, "simple reversed masked", true, true},
+      {Cell::simple, "simple masked dropout relu", false, true, true, false, Activation::relu},
+  };
+  const std::vector<double> keep{1, 1, 1, 1, 1, /**/ 1, 1, 1, 0, 0, /**/ 0, 0, 1, 1, 1};
+  const std::vector<double> drop{1.25, 0, 1.25, 1.25, 0, 1.25, 1.25, 1.25, 1.25, 1.25, 0, 1.25};
+  const Tensor mask = from_vector(keep, {kBatch, kTime}, DType::boolean);
+  for (const DType dtype : {DType::f32, DType::f64}) {
+    const auto small = [dtype](const Shape& shape) { return values(shape, dtype, false) * 0.125; };
+    const Tensor dropout = from_vector(drop, {kBatch, kUnits}, dtype);
+    // Inputs: projected, initial states, recurrent kernel[, recurrent bias][, mask]. The dropout
+    // mask is a constant of the case, on the device of the inputs.
+    const auto inputs_of = [&](const Variant& v) {
+      const rnn::CellLayout layout{v.cell, kUnits};
+      const int64_t width = layout.gates() * kUnits;
+      std::vector<Tensor> in{small({kBatch, kTime, width}),
+                             small({v.shared_states ? 1 : kBatch, layout.states(), kUnits}),
+                             small({kUnits, width})};
+      if (v.cell == Cell::gru) in.push_back(small({width}));
+      if (v.masked) in.push_back(mask);
+      return in;
+    };
+    const auto record_of = [dropout](const Variant& v, const std::vector<Tensor>& x) {
+      ops::RnnSequenceArgs args{.cell = v.cell, .activation = v.activation, .reverse = v.reverse};
+      size_t next = 3;
+      if (v.cell == Cell::gru) args.recurrent_bias = x[next++];
+      if (v.masked) args.mask = x[next++];
+      if (v.dropout) args.recurrent_dropout = dropout.to(x[0].device());
+      return ops::rnn_sequence(x[0], x[1], x[2], args);
+    };
+    for (const Variant& v : variants) {
+      add(cases, OpId::rnn_sequence, dtype, inputs_of(v),
+          [v, record_of](const auto& x) { return record_of(v, x); });
+      cases.back().label += " " + v.name;
+    }
+    // rnn_sequence_grad given the gradient of record[:, rows, columns] only; the incoming
+    // gradient is the last input.
+    struct Slice {
+      size_t variant;
+      std::vector<int64_t> begin, end;  // rows, then columns
+      int64_t rows, columns;            // the slice's extent
+      bool initial_grad;
+    };
+    const std::vector<Slice> slices{
+        {1, {0, 0}, {kSliceEnd, kSliceEnd}, kTime + 1, 6 * kUnits, true},  // all of it
+        {2, {0, kUnits}, {3, 2 * kUnits}, 3, kUnits, true},                // c of the first rows
+        {5, {-1, 0}, {kSliceEnd, kUnits}, 1, kUnits, false},               // the last h
+        {9, {1, 0}, {kSliceEnd, kUnits}, kTime, kUnits, true},             // every step's h
+    };
+    for (const Slice& s : slices) {
+      const Variant& v = variants[s.variant];
+      std::vector<Tensor> in = inputs_of(v);
+      in.push_back(small({kBatch, s.rows, s.columns}));
+      add(cases, OpId::rnn_sequence_grad, dtype, std::move(in),
+          [v, s, record_of, dropout](const auto& x) {
+            std::vector<Tensor> operands{record_of(v, x), x.back(), x[2]};
+            if (v.masked) operands.push_back(x[x.size() - 2]);
+            if (v.dropout) operands.push_back(dropout.to(x[0].device()));
+            Attrs attrs{{"cell", static_cast<int64_t>(v.cell)},
+                        {"activation", static_cast<int64_t>(v.activation)},
+                        {"recurrent_activation", static_cast<int64_t>(Activation::sigmoid)},
+                        {"reverse", v.reverse},
+                        {"has_mask", v.masked},
+                        {"has_dropout", v.dropout},
+                        {"initial_grad", s.initial_grad},
+                        {"d_begin", s.begin},
+                        {"d_end", s.end}};
+            return apply(OpId::rnn_sequence_grad, std::move(operands), std::move(attrs));
+          });
+      cases.back().label += " " + v.name;
+    }
+  }
+}
+
 void matmul_cases(std::vector<ParityCase>& cases) {
   struct Product {
     Shape a, b;
@@ -266,6 +370,7 @@ std::vector<ParityCase> parity_cases() {
   reduction_cases(cases);
   data_movement_cases(cases);
   index_cases(cases);
+  rnn_cases(cases);
   matmul_cases(cases);
   return cases;
 }

@@ -11,4 +11,5 @@ void register_random_kernels(OpTable& table);
 void register_optimizer_kernels(OpTable& table);
 void register_shape_kernels(OpTable& table);
 void register_index_kernels(OpTable& table);
+void register_rnn_kernels(OpTable& table);
 }  // namespace kiln::cuda
