@@ -24,4 +24,6 @@ if(KILN_WITH_CUDA)
   set(CMAKE_CUDA_STANDARD 20)
   set(CMAKE_CUDA_STANDARD_REQUIRED ON)
   find_package(CUDAToolkit REQUIRED)
+  # cuDNN (convolutions): beside the toolkit's libraries or in the system's.
+  find_library(KILN_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
 endif()

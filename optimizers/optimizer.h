@@ -41,28 +41,32 @@ class Optimizer {
 
   // Creates the slot variables for `variables` (once; later calls with new variables add
   // theirs). apply_gradients builds on first use; call it before tracing to keep traces pure.
-  void build(const std::vector<Variable>& variables);
+  virtual void build(const std::vector<Variable>& variables);
   // One update of each variable with its gradient (an undefined gradient skips the variable);
   // clips, applies weight decay, then increments iterations. Eager or traced.
-  void apply_gradients(const std::vector<Tensor>& gradients,
-                       const std::vector<Variable>& variables);
+  virtual void apply_gradients(const std::vector<Tensor>& gradients,
+                               const std::vector<Variable>& variables);
+  // The loss whose gradients apply_gradients takes: the loss itself, or scaled
+  // (LossScaleOptimizer).
+  virtual Tensor scale_loss(const Tensor& loss) const { return loss; }
 
   // The rate of the coming step: the constant, or the schedule at `iterations` (a tensor, so it
   // traces).
-  Tensor current_learning_rate() const;
+  virtual Tensor current_learning_rate() const;
   // Sets the constant rate (an error when a schedule drives it). Does not retrace.
-  void set_learning_rate(double learning_rate);
-  double learning_rate() const;  // the constant's current value, or the schedule's now (eager)
+  virtual void set_learning_rate(double learning_rate);
+  virtual double learning_rate()
+      const;  // the constant's current value, or the schedule's now (eager)
 
-  const Variable& iterations() const { return iterations_; }
+  virtual const Variable& iterations() const { return iterations_; }
   // Every state variable in Keras's order, so checkpoints line up with Keras's: iterations, the
   // learning rate (absent when a schedule drives it, as in Keras), the slots group by group
   // (each group variable by variable, in build order), then extra state (Nadam's u_product).
-  std::vector<Variable> variables() const;
+  virtual std::vector<Variable> variables() const;
   // How many variables have slots; forget_slots_from(n) drops the slots of those built after the
   // first n (a model call that failed before its first step, training/model/call_undo.h).
-  size_t slot_count() const { return slots_.size(); }
-  void forget_slots_from(size_t count);
+  virtual size_t slot_count() const { return slots_.size(); }
+  virtual void forget_slots_from(size_t count);
 
   virtual std::string class_name() const = 0;  // "Adam"
   virtual Config get_config() const;           // Keras's keys: learning_rate, beta_1, ...

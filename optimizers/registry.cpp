@@ -6,6 +6,7 @@
 #include "kiln/framework/core/named_registry.h"
 #include "kiln/optimizers/adagrad.h"
 #include "kiln/optimizers/adam.h"
+#include "kiln/optimizers/loss_scale_optimizer.h"
 #include "kiln/optimizers/nadam.h"
 #include "kiln/optimizers/rmsprop.h"
 #include "kiln/optimizers/sgd.h"
@@ -29,6 +30,7 @@ NamedRegistry<OptimizerFactory>& registry() {
     built.add("rmsprop", RMSprop::from_config);
     built.add("adagrad", Adagrad::from_config);
     built.add("nadam", Nadam::from_config);
+    built.add("lossscaleoptimizer", LossScaleOptimizer::from_config);
     return built;
   }();
   return r;

@@ -1,11 +1,15 @@
 #include "tests/cuda/parity_table.h"
 
+#include <memory>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "kiln/engine/function/function.h"
+#include "kiln/framework/graph/fused_program.h"
 #include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/elementwise_functor_list.h"
 #include "kiln/framework/ops/op_def.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/ops/optimizer_ops.h"
@@ -341,6 +345,221 @@ void rnn_cases(std::vector<ParityCase>& cases) {
   }
 }
 
+// Convolutions and pools over odd sizes, strides of 2, dilation, groups (depthwise too) and both
+// paddings. Over most of these sizes "same" pads one row or column more after than before,
+// which the CUDA kernels build around cuDNN's symmetric padding.
+void conv_pool_cases(std::vector<ParityCase>& cases) {
+  struct Conv {
+    Shape x, kernel;
+    std::vector<int64_t> strides, dilation;
+    bool same;
+    int64_t groups;
+  };
+  const std::vector<Conv> convs{
+      {{2, 7, 9, 3}, {3, 3, 3, 5}, {1, 1}, {1, 1}, true, 1},    // "same", symmetric
+      {{2, 8, 6, 4}, {3, 3, 4, 6}, {2, 2}, {1, 1}, true, 1},    // one more row and column after
+      {{1, 9, 7, 2}, {2, 4, 2, 3}, {2, 1}, {1, 1}, true, 1},    // even kernel sizes
+      {{2, 9, 10, 3}, {3, 3, 3, 4}, {1, 2}, {2, 1}, false, 1},  // dilation; a column left over
+      {{1, 10, 9, 4}, {3, 3, 2, 6}, {2, 2}, {2, 2}, true, 2},   // groups with dilation
+      {{2, 6, 7, 4}, {3, 3, 1, 4}, {1, 1}, {1, 1}, true, 4},    // depthwise
+      {{2, 5, 5, 8}, {1, 1, 8, 3}, {2, 2}, {1, 1}, false, 1},   // 1x1 with stride 2
+  };
+  for (const Conv& v : convs) {
+    const Attrs attrs{
+        {"strides", v.strides}, {"dilation", v.dilation}, {"same", v.same}, {"groups", v.groups}};
+    const ops::Padding padding = v.same ? ops::Padding::same : ops::Padding::valid;
+    Attrs input_attrs = attrs, filter_attrs = attrs, relu_attrs = attrs, bias_attrs = attrs;
+    input_attrs.set("input_shape", v.x.dims());
+    filter_attrs.set("filter_shape", v.kernel.dims());
+    relu_attrs.set("relu", true);
+    bias_attrs.set("relu", false);
+    for (const DType dtype : kFloating) {
+      const Tensor x = values(v.x, dtype, false);
+      const Tensor kernel = values(v.kernel, dtype, false);
+      const Tensor grad = values(
+          ops::conv2d(x, kernel, v.strides, padding, v.dilation, v.groups).shape(), dtype, false);
+      add(cases, OpId::conv2d, dtype, {x, kernel}, [v, padding](const auto& in) {
+        return ops::conv2d(in[0], in[1], v.strides, padding, v.dilation, v.groups);
+      });
+      add(cases, OpId::conv2d_backprop_input, dtype, {grad, kernel}, [input_attrs](const auto& in) {
+        return apply(OpId::conv2d_backprop_input, {in[0], in[1]}, input_attrs);
+      });
+      add(cases, OpId::conv2d_backprop_filter, dtype, {x, grad}, [filter_attrs](const auto& in) {
+        return apply(OpId::conv2d_backprop_filter, {in[0], in[1]}, filter_attrs);
+      });
+      for (const Attrs& fused : {bias_attrs, relu_attrs})
+        add(cases, OpId::conv2d_bias_activation, dtype,
+            {x, kernel, values({v.kernel[3]}, dtype, false)}, [fused](const auto& in) {
+              return apply(OpId::conv2d_bias_activation, {in[0], in[1], in[2]}, fused);
+            });
+    }
+  }
+
+  struct Pool {
+    Shape x;
+    std::vector<int64_t> size, strides;
+    bool same;
+  };
+  const std::vector<Pool> pools{
+      {{2, 7, 9, 3}, {2, 2}, {2, 2}, false},  // tiling windows, a row and a column left over
+      {{2, 8, 9, 3}, {3, 3}, {2, 2}, true},   // "same": one more row after than before
+      {{1, 6, 7, 4}, {3, 2}, {1, 1}, true},   // overlapping; one more column after
+      {{2, 9, 8, 2}, {3, 3}, {2, 1}, false},  // overlapping windows
+      {{1, 5, 5, 3}, {5, 5}, {5, 5}, false},  // one window over the whole image
+      {{1, 4, 6, 2}, {2, 3}, {1, 2}, true},   // rectangular windows
+  };
+  for (const Pool& p : pools) {
+    const Attrs attrs{{"pool_size", p.size}, {"strides", p.strides}, {"same", p.same}};
+    const ops::Padding padding = p.same ? ops::Padding::same : ops::Padding::valid;
+    Attrs avg_grad_attrs = attrs, argmax_grad_attrs = attrs;
+    avg_grad_attrs.set("input_shape", p.x.dims());
+    argmax_grad_attrs.set("input_hw", std::vector<int64_t>{p.x[1], p.x[2]});
+    for (const DType dtype : kFloating) {
+      // The values repeat, so windows hold ties: the first maximum in scan order wins on both.
+      const Tensor x = values(p.x, dtype, false);
+      const Tensor grad =
+          values(ops::max_pool2d(x, p.size, p.strides, padding).shape(), dtype, false);
+      add(cases, OpId::max_pool2d, dtype, {x}, [p, padding](const auto& in) {
+        return ops::max_pool2d(in[0], p.size, p.strides, padding);
+      });
+      add(cases, OpId::avg_pool2d, dtype, {x}, [p, padding](const auto& in) {
+        return ops::avg_pool2d(in[0], p.size, p.strides, padding);
+      });
+      add(cases, OpId::max_pool2d_grad, dtype, {x, grad}, [attrs](const auto& in) {
+        return apply(OpId::max_pool2d_grad, {in[0], in[1]}, attrs);
+      });
+      add(cases, OpId::avg_pool2d_grad, dtype, {grad}, [avg_grad_attrs](const auto& in) {
+        return apply(OpId::avg_pool2d_grad, {in[0]}, avg_grad_attrs);
+      });
+      // The pooled values, then the window positions, which must be equal.
+      for (const size_t output : {size_t{0}, size_t{1}})
+        add(cases, OpId::max_pool2d_with_argmax, dtype, {x}, [attrs, output](const auto& in) {
+          return apply_multi(OpId::max_pool2d_with_argmax, {in[0]}, attrs)[output];
+        });
+      // From the CPU's positions, so this case does not depend on the GPU's.
+      const Tensor argmax = apply_multi(OpId::max_pool2d_with_argmax, {x}, attrs)[1];
+      add(cases, OpId::max_pool2d_grad_from_argmax, dtype, {argmax, grad},
+          [argmax_grad_attrs](const auto& in) {
+            return apply(OpId::max_pool2d_grad_from_argmax, {in[0], in[1]}, argmax_grad_attrs);
+          });
+    }
+  }
+}
+
+// fused_elementwise runs only inside traced graphs. Its cases run the kernel on programs as the
+// fusion pass writes them (every op; inputs of the output's shape, broadcast rows and columns,
+// scalars, bool masks; bool outputs; both compute types), and one traced chain goes through the
+// pass itself.
+Tensor run_fused(const FusedProgram& program, const std::vector<Tensor>& inputs, const Shape& shape,
+                 DType dtype) {
+  const Tensor out = Tensor::empty(shape, dtype, inputs[0].device());
+  const Attrs attrs{{"dtype", dtype}};
+  op_def(OpId::fused_elementwise)
+      .kernels[static_cast<size_t>(out.device().type)](KernelContext{inputs, out, attrs, &program});
+  return out;
+}
+
+// Appends an instruction; returns the register it writes.
+int emit(FusedProgram& program, OpId op, std::vector<int> operands, Attrs attrs = {}) {
+  program.instructions.push_back({op, std::move(attrs), std::move(operands)});
+  return program.num_inputs + static_cast<int>(program.instructions.size()) - 1;
+}
+
+void add_fused(std::vector<ParityCase>& cases, std::shared_ptr<const FusedProgram> program,
+               std::vector<Tensor> inputs, const Shape& shape, DType dtype) {
+  std::ostringstream name;
+  name << "fused_elementwise " << program->describe() << " -> " << dtype_name(dtype) << shape;
+  Fn fn = [program, shape, dtype](const std::vector<Tensor>& x) {
+    return run_fused(*program, x, shape, dtype);
+  };
+  cases.push_back({OpId::fused_elementwise, name.str(), std::move(inputs), std::move(fn)});
+}
+
+// The attributes of the unary ops that take some.
+Attrs attrs_of(OpId op) {
+  if (op == OpId::leaky_relu || op == OpId::elu) return {{"alpha", 0.3}};
+  if (op == OpId::gelu) return {{"approximate", true}};
+  return {};
+}
+
+void fused_cases(std::vector<ParityCase>& cases) {
+  for (const DType dtype : {DType::f32, DType::f64}) {
+    // Every op once, over positive values (log's and sqrt's domain), summed: x0 of the output's
+    // shape, x1 a row, x2 a scalar, x3 a bool mask.
+    auto every_op = std::make_shared<FusedProgram>();
+    every_op->num_inputs = 4;
+    every_op->compute_dtype = dtype;
+    std::vector<int> results;
+#define KILN_FUSED_UNARY(op, F) \
+  results.push_back(emit(*every_op, OpId::op, {0}, attrs_of(OpId::op)));
+#define KILN_FUSED_BINARY(op, F) results.push_back(emit(*every_op, OpId::op, {0, 1}));
+    KILN_UNARY_FUNCTORS(KILN_FUSED_UNARY)
+    KILN_BINARY_FUNCTORS(KILN_FUSED_BINARY)
+#undef KILN_FUSED_BINARY
+#undef KILN_FUSED_UNARY
+    results.push_back(emit(*every_op, OpId::where, {3, 0, 2}));
+    results.push_back(emit(*every_op, OpId::cast, {1}, {{"dtype", DType::boolean}}));
+    results.push_back(emit(*every_op, OpId::cast, {2}, {{"dtype", dtype}}));
+    int sum = results[0];
+    for (size_t k = 1; k < results.size(); ++k) sum = emit(*every_op, OpId::add, {sum, results[k]});
+    add_fused(cases, every_op,
+              {values({4, 33}, dtype, true), values({33}, dtype, true), values({}, dtype, true),
+               values({4, 33}, DType::boolean, false)},
+              {4, 33}, dtype);
+
+    // A dense layer's tail over many blocks of threads: a bias row, a column, a scalar and a
+    // mask, through the activations with attributes.
+    auto chain = std::make_shared<FusedProgram>();
+    chain->num_inputs = 5;
+    chain->compute_dtype = dtype;
+    const int biased = emit(*chain, OpId::add, {emit(*chain, OpId::mul, {0, 1}), 2});
+    const int centred = emit(*chain, OpId::sub, {emit(*chain, OpId::sigmoid, {biased}), 3});
+    const int masked = emit(*chain, OpId::where, {4, centred, 3});
+    const int elu = emit(*chain, OpId::elu, {masked}, {{"alpha", 0.5}});
+    emit(*chain, OpId::leaky_relu, {emit(*chain, OpId::gelu, {elu}, {{"approximate", false}})},
+         {{"alpha", 0.2}});
+    add_fused(cases, chain,
+              {values({130, 257}, dtype, false), values({257}, dtype, false),
+               values({130, 1}, dtype, false), from_vector(std::vector<double>{0.5}, {}, dtype),
+               values({130, 257}, DType::boolean, false)},
+              {130, 257}, dtype);
+
+    // Two inputs broadcasting along different dims of a rank-4 output.
+    auto strided = std::make_shared<FusedProgram>();
+    strided->num_inputs = 3;
+    strided->compute_dtype = dtype;
+    emit(*strided, OpId::tanh, {emit(*strided, OpId::mul, {emit(*strided, OpId::add, {0, 1}), 2})});
+    add_fused(cases, strided,
+              {values({2, 3, 4, 5}, dtype, false), values({3, 1, 5}, dtype, false),
+               values({4, 1}, dtype, false)},
+              {2, 3, 4, 5}, dtype);
+
+    // Comparisons, logical ops and a cast to bool, into a bool output.
+    auto flags = std::make_shared<FusedProgram>();
+    flags->num_inputs = 3;
+    flags->compute_dtype = dtype;
+    const int above = emit(*flags, OpId::greater, {0, 1});
+    const int kept = emit(*flags, OpId::logical_not, {emit(*flags, OpId::logical_and, {above, 2})});
+    emit(*flags, OpId::logical_and,
+         {kept,
+          emit(*flags, OpId::cast, {emit(*flags, OpId::sign, {0})}, {{"dtype", DType::boolean}})});
+    add_fused(cases, flags,
+              {values({6, 7}, dtype, false), values({6, 1}, dtype, false),
+               values({6, 7}, DType::boolean, false)},
+              {6, 7}, DType::boolean);
+  }
+  // Through the fusion pass of a traced function, on the inputs' device.
+  add(cases, OpId::fused_elementwise, DType::f32,
+      {values({64, 33}, DType::f32, false), values({64, 33}, DType::f32, false),
+       values({33}, DType::f32, false)},
+      [](const std::vector<Tensor>& x) {
+        auto traced = function([](const std::vector<Tensor>& v) {
+          return ops::relu(v[0] * v[1] + v[2]) * ops::tanh(v[0]) + 0.5;
+        });
+        return traced(x);
+      });
+}
+
 void matmul_cases(std::vector<ParityCase>& cases) {
   struct Product {
     Shape a, b;
@@ -371,6 +590,8 @@ std::vector<ParityCase> parity_cases() {
   data_movement_cases(cases);
   index_cases(cases);
   rnn_cases(cases);
+  conv_pool_cases(cases);
+  fused_cases(cases);
   matmul_cases(cases);
   return cases;
 }

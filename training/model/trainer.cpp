@@ -1,5 +1,7 @@
 #include "kiln/training/model/trainer.h"
 
+#include "kiln/optimizers/loss_scale_optimizer.h"
+
 #include <set>
 #include <string>
 
@@ -137,6 +139,10 @@ Trainer::Trainer(Model& model, CompileOptions options, Device device)
   const DeviceScope scope(device_);
   optimizer_ = options_.optimizer.optimizer ? options_.optimizer.optimizer
                                             : optimizers::get(options_.optimizer.name);
+  // As Keras's compile: float16 gradients need loss scaling, bfloat16 ones (float32's range) not.
+  if (model_.dtype_policy().name == "mixed_float16" &&
+      dynamic_cast<const optimizers::LossScaleOptimizer*>(optimizer_.get()) == nullptr)
+    optimizer_ = std::make_shared<optimizers::LossScaleOptimizer>(optimizer_);
   KILN_CHECK(options_.steps_per_execution >= 1, "compile: steps_per_execution must be >= 1, got ",
              options_.steps_per_execution);
   const size_t outputs = model_.num_outputs();
@@ -259,11 +265,13 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
   const std::vector<Variable> variables = model_.trainable_weights();
   std::vector<Tensor> predictions;
   std::vector<Tensor> masks;
-  auto [loss, grads] = value_and_grad(
+  Tensor loss;  // the metrics' loss; the gradients are of the optimizer's scaled one
+  auto [scaled_loss, grads] = value_and_grad(
       [&] {
         predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
         masks = model_.output_masks();
-        return total_loss(y, predictions, sample_weight, masks);
+        loss = total_loss(y, predictions, sample_weight, masks);
+        return optimizer_->scale_loss(loss);
       },
       variables);
   optimizer_->apply_gradients(grads, variables);

@@ -7,8 +7,8 @@
 // "same" pads one row or column more after than before, the input gets that row or column as
 // explicit zeros while cuDNN pads the symmetric rest. The input gradient is then computed over
 // the padded input and cropped, the adjoint of padding. float64, which gradient checks use, runs
-// on NCHW copies: cuDNN's NHWC convolutions are made for the 16- and 32-bit types, and frameworks
-// keep double convolutions in NCHW for that reason.
+// on NCHW copies: cuDNN's NHWC kernels are made for the 16- and 32-bit types (PyTorch keeps double
+// convolutions off NHWC too), and NCHW is the layout every cuDNN algorithm takes.
 #include <algorithm>
 #include <array>
 #include <limits>

@@ -12,4 +12,7 @@ void register_optimizer_kernels(OpTable& table);
 void register_shape_kernels(OpTable& table);
 void register_index_kernels(OpTable& table);
 void register_rnn_kernels(OpTable& table);
+void register_conv_kernels(OpTable& table);
+void register_pool_kernels(OpTable& table);
+void register_fused_kernels(OpTable& table);
 }  // namespace kiln::cuda

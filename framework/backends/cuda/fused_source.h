@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kiln/framework/backends/cuda/fused_layout.h"
+#include "kiln/framework/backends/cuda/nvrtc_compiler.h"
 #include "kiln/framework/core/dtype.h"
 #include "kiln/framework/graph/fused_program.h"
 
@@ -28,8 +29,9 @@ struct FusedSignature {
   DType output_dtype = DType::f32;  // the compute dtype or bool
 };
 
-// Throws kiln::Error for what the CPU kernel refuses too: a compute dtype other than float32 or
-// float64, inputs or an output of another dtype, an op that is not elementwise.
-std::string fused_kernel_source(const FusedProgram& program, const FusedSignature& signature);
+// The kernel as NVRTC compiles it: its text, the headers it includes (functor_headers.h) and
+// its options. Throws kiln::Error for what the CPU kernel refuses too: a compute dtype other than
+// float32 or float64, inputs or an output of another dtype, an op that is not elementwise.
+CudaSource fused_kernel_source(const FusedProgram& program, const FusedSignature& signature);
 
 }  // namespace kiln::cuda

@@ -40,8 +40,8 @@ uint64_t fnv1a(std::string_view bytes) {
   return hash;
 }
 
-// Everything the compiled code depends on, each part prefixed with its length so that no two
-// different requests read the same.
+// Everything the compiled code depends on, each part prefixed with its length and each list
+// with its count, so that no two different requests read the same.
 std::string request_of(const CudaSource& source, const std::string& target) {
   std::string request;
   auto part = [&](std::string_view text) {
@@ -49,10 +49,13 @@ std::string request_of(const CudaSource& source, const std::string& target) {
   };
   part(nvrtc_configuration());
   part(target);
+  part(std::to_string(source.headers.size()));
   for (const NvrtcHeader& header : source.headers) {
     part(header.name);
     part(header.text);
   }
+  part(std::to_string(source.options.size()));
+  for (const std::string& option : source.options) part(option);
   part(source.text);
   return request;
 }

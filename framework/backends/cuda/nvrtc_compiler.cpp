@@ -3,7 +3,6 @@
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <array>
 #include <iomanip>
 #include <iterator>
 #include <sstream>
@@ -104,7 +103,8 @@ std::string nvrtc_configuration() {
 GpuCode nvrtc_compile(const CudaSource& source, const std::string& target) {
   const Program program(source);
   const std::string arch_option = "--gpu-architecture=" + target;
-  const std::array<const char*, 2> options{arch_option.c_str(), kLanguageOption};
+  std::vector<const char*> options{arch_option.c_str(), kLanguageOption};
+  for (const std::string& option : source.options) options.push_back(option.c_str());
   const nvrtcResult compiled =
       nvrtcCompileProgram(program.get(), static_cast<int>(options.size()), options.data());
   if (compiled != NVRTC_SUCCESS) {

@@ -18,6 +18,7 @@ struct CudaSource {
   std::string name;  // names the source in NVRTC's messages
   std::string text;
   std::vector<NvrtcHeader> headers;
+  std::vector<std::string> options;  // beyond the target and the language (math flags)
 };
 
 // CUBIN for one architecture ("sm_90"), or PTX ("compute_90", NUL-terminated) that the driver
@@ -34,8 +35,8 @@ bool is_ptx_target(std::string_view target);
 // below it. Throws kiln::Error when it knows none at or below it.
 std::string nvrtc_target(int arch);
 
-// NVRTC's version and the options every compile passes: with the source and the target, what
-// the compiled code depends on.
+// NVRTC's version and the language option every compile passes: with the source (its headers
+// and options) and the target, what the compiled code depends on.
 std::string nvrtc_configuration();
 
 // Throws kiln::Error carrying NVRTC's log and the numbered source when the source does not

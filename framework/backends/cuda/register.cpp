@@ -14,6 +14,9 @@ void register_cuda_kernels(OpTable& table) {
   cuda::register_shape_kernels(table);
   cuda::register_index_kernels(table);
   cuda::register_rnn_kernels(table);
+  cuda::register_conv_kernels(table);
+  cuda::register_pool_kernels(table);
+  cuda::register_fused_kernels(table);
 }
 
 }  // namespace kiln
