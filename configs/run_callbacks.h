@@ -20,6 +20,7 @@ class LatestCheckpoint : public Callback {
   void on_epoch_begin(int epoch, const Logs&) override { epoch_ = epoch; }
   void on_train_batch_end(int64_t batch, const Logs&) override;
   void on_epoch_end(int epoch, Logs&) override;
+  bool reads_train_batch_logs() const override { return false; }
   bool interrupted() const { return interrupted_; }
 
  private:
@@ -34,6 +35,7 @@ class ResumeFrom : public Callback {
  public:
   explicit ResumeFrom(std::string path) : path_(std::move(path)) {}
   void on_train_begin(const Logs&) override;
+  bool reads_train_batch_logs() const override { return false; }
 
  private:
   std::string path_;

@@ -37,6 +37,7 @@ class EpochTimer : public Callback {
  public:
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
+  bool reads_train_batch_logs() const override { return false; }
   const std::vector<double>& seconds() const { return seconds_; }
 
  private:

@@ -16,6 +16,7 @@
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/reshaping/flatten.h"
 #include "kiln/training/callbacks/backup_and_restore.h"
+#include "kiln/training/callbacks/simple_callbacks.h"
 #include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/sequential.h"
 #include "kiln/training/model/trainer.h"
@@ -77,23 +78,36 @@ TEST(Placement, AnUncompiledModelPredictsWhereCompileWouldHavePutIt) {
   for (const Variable& v : model.weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
 }
 
-// What crosses between the host and the device per step: its batch (x and y) goes over and its
-// logs (loss, accuracy) come back; weights and optimizer state stay where they are. (A fit call
-// also resets its metrics, a fixed cost, hence the difference of two fits.)
-TEST(Placement, AStepCopiesItsBatchInAndItsLogsOut) {
+// What crosses between the host and the device per step: its batch (x and y) goes over; its
+// logs (loss, accuracy) come back only when a callback reads each step's, else once at the
+// epoch's end; weights and optimizer state stay where they are. (A fit call also resets its
+// metrics and reads its epoch's logs, fixed costs, hence the difference of two fits.)
+TEST(Placement, AStepCopiesItsBatchInAndItsLogsOutOnlyWhenRead) {
   std::unique_ptr<Model> model = reference_model(ReferenceModel::mlp, "cuda:0");
   const datasets::Dataset data = reference_data(ReferenceModel::mlp);
-  const auto copies_of_fit = [&](int64_t steps) {
+  const auto copies_of_fit = [&](int64_t steps, std::vector<CallbackPtr> callbacks) {
     const int64_t in = host_cuda_copies().from_host;
     const int64_t out = host_cuda_copies().to_host;
-    model->fit(data, {.epochs = 1, .verbose = 0, .steps_per_epoch = steps});
+    model->fit(
+        data,
+        {.epochs = 1, .verbose = 0, .callbacks = std::move(callbacks), .steps_per_epoch = steps});
     return std::pair{host_cuda_copies().from_host - in, host_cuda_copies().to_host - out};
   };
-  (void)copies_of_fit(1);  // builds and traces
-  const auto [in_short, out_short] = copies_of_fit(2);
-  const auto [in_long, out_long] = copies_of_fit(12);
+  (void)copies_of_fit(1, {});  // builds and traces
+  const auto [in_short, out_short] = copies_of_fit(2, {});
+  const auto [in_long, out_long] = copies_of_fit(12, {});
   EXPECT_EQ(in_long - in_short, 2 * 10);
-  EXPECT_LE(out_long - out_short, 2 * 10);
+  EXPECT_EQ(out_long - out_short, 0);
+
+  int64_t read = 0;
+  const auto reader = [&] {
+    return std::vector<CallbackPtr>{std::make_shared<LambdaCallback>(LambdaCallbackHooks{
+        .on_train_batch_end = [&](int64_t, const Logs& logs) { read += logs.count("loss"); }})};
+  };
+  const int64_t out_read_short = copies_of_fit(2, reader()).second;
+  const int64_t out_read_long = copies_of_fit(12, reader()).second;
+  EXPECT_EQ(read, 14);
+  EXPECT_EQ(out_read_long - out_read_short, 2 * 10);  // loss and accuracy
 }
 
 TEST(Placement, PredictReturnsHostTensorsEqualToTheCpus) {

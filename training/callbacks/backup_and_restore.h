@@ -31,6 +31,7 @@ class BackupAndRestore : public Callback {
   explicit BackupAndRestore(std::string backup_dir, BackupAndRestoreOptions options = {});
 
   void on_train_begin(const Logs&) override;
+  bool reads_train_batch_logs() const override { return false; }
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs&) override;
   void on_epoch_end(int epoch, Logs&) override;

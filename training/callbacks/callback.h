@@ -37,6 +37,10 @@ class Callback {
   virtual void on_epoch_end(int /*epoch*/, Logs&) {}
   virtual void on_train_batch_begin(int64_t /*batch*/, const Logs&) {}
   virtual void on_train_batch_end(int64_t /*batch*/, const Logs&) {}
+  // Whether on_train_batch_end reads its logs. fit reads a step's loss and metrics to the host,
+  // which waits for a GPU to finish the step, only when some callback does; the others get
+  // empty logs there (every callback gets the epoch's at its end).
+  virtual bool reads_train_batch_logs() const { return true; }
   virtual void on_test_begin(const Logs&) {}
   virtual void on_test_end(const Logs&) {}
   virtual void on_test_batch_begin(int64_t /*batch*/, const Logs&) {}

@@ -12,6 +12,7 @@ class CSVLogger : public Callback {
  public:
   explicit CSVLogger(std::string filename, char separator = ',', bool append = false);
   ~CSVLogger() override;
+  bool reads_train_batch_logs() const override { return false; }
   CSVLogger(const CSVLogger&) = delete;
   CSVLogger& operator=(const CSVLogger&) = delete;
 

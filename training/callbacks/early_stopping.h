@@ -29,6 +29,7 @@ class EarlyStopping : public Callback {
   explicit EarlyStopping(EarlyStoppingOptions options = {});
 
   void on_train_begin(const Logs&) override;
+  bool reads_train_batch_logs() const override { return false; }
   void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_end(const Logs&) override;
 

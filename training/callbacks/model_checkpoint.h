@@ -39,6 +39,7 @@ class ModelCheckpoint : public Callback {
   void on_train_begin(const Logs&) override;
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
+  bool reads_train_batch_logs() const override { return options_.save_freq > 0; }
   void on_epoch_end(int epoch, Logs& logs) override;
 
   // The best monitored value so far (save_best_only), and the last file written ("" for none).

@@ -18,6 +18,8 @@ class ProgbarLogger : public Callback {
   void on_train_begin(const Logs&) override { mode_ = Mode::train; }
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
+  // A live bar (verbose 1) shows each step's logs; one line per epoch needs none.
+  bool reads_train_batch_logs() const override { return params().verbose == 1; }
   void on_epoch_end(int epoch, Logs& logs) override;
   void on_test_begin(const Logs&) override;
   void on_test_batch_end(int64_t batch, const Logs& logs) override;

@@ -26,6 +26,7 @@ class ReduceLROnPlateau : public Callback {
  public:
   explicit ReduceLROnPlateau(ReduceLROnPlateauOptions options = {});
   void on_train_begin(const Logs&) override;
+  bool reads_train_batch_logs() const override { return false; }
   void on_epoch_end(int epoch, Logs& logs) override;
 
  private:

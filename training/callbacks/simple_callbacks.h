@@ -15,6 +15,7 @@ class LearningRateScheduler : public Callback {
       : schedule_(std::move(schedule)), verbose_(verbose) {}
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_epoch_end(int epoch, Logs& logs) override;  // logs the epoch's learning_rate
+  bool reads_train_batch_logs() const override { return false; }
 
  private:
   Schedule schedule_;
@@ -46,6 +47,7 @@ class LambdaCallback : public Callback {
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
   void on_train_begin(const Logs& logs) override;
   void on_train_end(const Logs& logs) override;
+  bool reads_train_batch_logs() const override { return hooks_.on_train_batch_end != nullptr; }
 
  private:
   LambdaCallbackHooks hooks_;

@@ -14,6 +14,7 @@ class History : public Callback {
   std::vector<int> epoch;
 
   void on_train_begin(const Logs&) override { epoch.clear(); }
+  bool reads_train_batch_logs() const override { return false; }
   void on_epoch_end(int e, Logs& logs) override {
     epoch.push_back(e);
     for (const auto& [name, value] : logs) history[name].push_back(value);

@@ -395,21 +395,25 @@ Batch Trainer::on_device(const Batch& batch) const {
 
 Logs Trainer::train_batch(const Batch& given) {
   const DeviceScope scope(device_);
-  prepare(given);
-  const Batch batch = on_device(given);
-  const std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
-  ++steps_run_;
-  return logs_from(results);
+  return logs_from(train_step(given));
 }
 
-Logs Trainer::train_batches(const std::vector<Batch>& batches) {
+std::vector<Tensor> Trainer::train_step(const Batch& given) {
+  prepare(given);
+  const Batch batch = on_device(given);
+  std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
+  ++steps_run_;
+  return results;
+}
+
+std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
   KILN_CHECK(!batches.empty(), "train_batches needs at least one batch");
   const DeviceScope scope(device_);
   prepare(batches[0]);
   if (!train_steps_ || static_cast<int64_t>(batches.size()) != options_.steps_per_execution) {
-    Logs logs;
-    for (const Batch& b : batches) logs = train_batch(b);
-    return logs;
+    std::vector<Tensor> results;
+    for (const Batch& b : batches) results = train_step(b);
+    return results;
   }
   Batch all;
   for (const Batch& given : batches) {
@@ -419,9 +423,9 @@ Logs Trainer::train_batches(const std::vector<Batch>& batches) {
     all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
                              b.sample_weight.end());
   }
-  const std::vector<Tensor> results = (*train_steps_)(all.x, all.y, all.sample_weight);
+  std::vector<Tensor> results = (*train_steps_)(all.x, all.y, all.sample_weight);
   ++steps_run_;
-  return logs_from(results);
+  return results;
 }
 
 Logs Trainer::test_batch(const Batch& given) {

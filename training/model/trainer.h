@@ -43,9 +43,13 @@ class Trainer {
   // One training step; returns the running loss and metrics ("loss", "accuracy", ...).
   Logs train_batch(const Batch& batch);
   // Consecutive training steps. A full group of compile's steps_per_execution batches runs as
-  // one traced call (the steps unrolled in one graph), so the host reads the logs once per
-  // group; a shorter group (an epoch's end) runs step by step. Returns the logs after the last.
-  Logs train_batches(const std::vector<Batch>& batches);
+  // one traced call (the steps unrolled in one graph); a shorter group (an epoch's end) runs
+  // step by step. Returns the running loss and metrics after the last where the steps left
+  // them, on the device: fit reads them (logs_from, a wait for a GPU) only where a callback
+  // wants a step's logs, else at the epoch's end.
+  std::vector<Tensor> train_batches(const std::vector<Batch>& batches);
+  // A step's results as logs by name, read to the host.
+  Logs logs_from(const std::vector<Tensor>& results) const;
   // One evaluation step (no update); returns the running loss and metrics.
   Logs test_batch(const Batch& batch);
   std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
@@ -97,6 +101,8 @@ class Trainer {
   // none, as compile's step_shapes says.
   FunctionOptions step_options(std::string name, std::vector<TensorSpec> signature,
                                std::vector<std::string> arg_names) const;
+  // One training step (under the caller's DeviceScope); its results stay on the device.
+  std::vector<Tensor> train_step(const Batch& batch);
   // The train step's work, traced into train_step_ once and into train_steps_ once per step.
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                       const std::vector<Tensor>& sample_weight);
@@ -109,7 +115,6 @@ class Trainer {
                                      const std::vector<Tensor>& predictions,
                                      const std::vector<Tensor>& sample_weight,
                                      const std::vector<Tensor>& masks);
-  Logs logs_from(const std::vector<Tensor>& results) const;
   // The batch cast to the dtypes the steps were first traced for (x_dtypes_, ...).
   Batch at_boundary(const Batch& batch) const;
   // The batch on the trainer's device, cast to the steps' dtypes there (fewer bytes copied when

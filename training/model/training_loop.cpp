@@ -44,6 +44,10 @@ struct CallbackList {
   void each(F f) const {
     for (const CallbackPtr& c : all) f(*c);
   }
+  bool read_train_batch_logs() const {
+    return std::any_of(all.begin(), all.end(),
+                       [](const CallbackPtr& c) { return c->reads_train_batch_logs(); });
+  }
 };
 
 size_t model_inputs(const Model& model) {
@@ -257,6 +261,7 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
   user.push_back(history);
   const CallbackList callbacks(*this, user, options.verbose, options.epochs, steps);
   const int64_t per_execution = t.options().steps_per_execution;
+  const bool read_batch_logs = callbacks.read_train_batch_logs();
 
   stop_training = false;
   // Built before the callbacks start, so one may restore weights and optimizer state.
@@ -277,7 +282,7 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
   for (int epoch = first_epoch; epoch < options.epochs && !stop_training; ++epoch) {
     t.reset_metrics();
     callbacks.each([&](Callback& c) { c.on_epoch_begin(epoch, {}); });
-    Logs logs;
+    std::vector<Tensor> results;  // the last step's, on the device
     // A resumed epoch skips the batches it trained before it stopped.
     int64_t step = epoch == first_epoch ? skip : 0;
     batches.begin_epoch(epoch, step);
@@ -286,9 +291,10 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
     std::vector<Batch> group;
     const auto run_group = [&] {
       callbacks.each([&](Callback& c) { c.on_train_batch_begin(step, {}); });
-      logs = t.train_batches(group);
+      results = t.train_batches(group);
       step += static_cast<int64_t>(group.size());
       group.clear();
+      const Logs logs = read_batch_logs ? t.logs_from(results) : Logs{};
       callbacks.each([&](Callback& c) { c.on_train_batch_end(step - 1, logs); });
     };
     while (std::optional<datasets::Element> e =
@@ -298,7 +304,7 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
       if (stop_training) break;
     }
     if (!group.empty()) run_group();
-    epoch_logs = logs;
+    epoch_logs = results.empty() ? Logs{} : t.logs_from(results);
     if (options.validation_dataset && (epoch + 1) % options.validation_freq == 0) {
       // Validation runs through the fit's callbacks, so the bar knows to stay quiet.
       const Logs val =
