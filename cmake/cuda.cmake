@@ -26,4 +26,5 @@ if(KILN_WITH_CUDA)
   find_package(CUDAToolkit REQUIRED)
   # cuDNN (convolutions): beside the toolkit's libraries or in the system's.
   find_library(KILN_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
+  find_path(KILN_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} REQUIRED)
 endif()

@@ -243,8 +243,9 @@ CsvTable read_csv(const std::string& path, const CsvOptions& options) {
         [](const auto& values) {
           using T = typename std::decay_t<decltype(values)>::value_type;
           // from_vector would memcpy from the null data() of an empty vector.
-          if (values.empty()) return Tensor::empty({0}, dtype_of<T>());
-          return from_vector(values, {static_cast<int64_t>(values.size())});
+          if (values.empty()) return Tensor::empty({0}, dtype_of<T>(), Device::cpu());
+          return from_vector(values, {static_cast<int64_t>(values.size())}, dtype_of<T>(),
+                             Device::cpu());
         },
         c.values));
   }

@@ -11,11 +11,11 @@ LabeledImages load_mnist_style(const std::string& dir, const std::string& split)
   KILN_CHECK(images.dims.size() == 3 && labels.dims.size() == 1 && images.dims[0] == labels.dims[0],
              dir, ": ", split, " images and labels do not match");
   const int64_t n = images.dims[0];
-  Tensor x = Tensor::empty({n, images.dims[1], images.dims[2]}, DType::f32);
+  Tensor x = Tensor::empty({n, images.dims[1], images.dims[2]}, DType::f32, Device::cpu());
   float* px = x.data<float>();
   for (size_t i = 0; i < images.data.size(); ++i)
     px[i] = static_cast<float>(images.data[i]) / 255.0f;
-  Tensor y = Tensor::empty({n}, DType::i64);
+  Tensor y = Tensor::empty({n}, DType::i64, Device::cpu());
   int64_t* py = y.data<int64_t>();
   for (int64_t i = 0; i < n; ++i) py[i] = labels.data[static_cast<size_t>(i)];
   return {x, y};

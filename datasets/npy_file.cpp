@@ -189,7 +189,7 @@ Tensor load_npy(const std::string& path) {
              " ", dtype_name(dtype), " needs ", overflow ? "over 2^64" : std::to_string(needed),
              " bytes, file has ", available);
 
-  Tensor out = Tensor::empty(shape, dtype);
+  Tensor out = Tensor::empty(shape, dtype, Device::cpu());
   in.read(static_cast<char*>(out.raw_data()), static_cast<std::streamsize>(out.nbytes()));
   KILN_CHECK(static_cast<size_t>(in.gcount()) == out.nbytes(), path,
              ": truncated .npy data: ", shape, " ", dtype_name(dtype), " needs ", out.nbytes(),

@@ -198,7 +198,7 @@ std::vector<TensorMeta> Layer::compute_output_spec(const std::vector<TensorMeta>
 std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_shapes) {
   // Beside the layer's weights (on a model's GPU, say): a shape-only call still checks devices.
   const std::vector<Variable> held = weights();
-  const Device device = held.empty() ? default_device() : held[0].value().device();
+  const Device device = held.empty() ? default_device() : held[0].meta().device;
   std::vector<TensorMeta> metas;
   for (const Shape& s : input_shapes) metas.push_back({policy_.compute, s, device});
   return shapes_of(compute_output_spec(metas));

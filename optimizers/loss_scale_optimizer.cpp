@@ -1,6 +1,9 @@
 #include "kiln/optimizers/loss_scale_optimizer.h"
 
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
@@ -101,8 +104,27 @@ Config LossScaleOptimizer::get_config() const {
 }
 
 OptimizerPtr LossScaleOptimizer::from_config(const Config& config) {
-  config.check_keys({"name", "inner_optimizer", "initial_scale", "dynamic_growth_steps"},
-                    "LossScaleOptimizer");
+  // Keras wrote the base optimizer's keys in older configs and still reads them at the values
+  // that switch them off (and dynamic: true); anything else belongs on the inner optimizer.
+  static const std::vector<std::pair<std::string, Config>> switched_off{
+      {"weight_decay", Config()},
+      {"clipnorm", Config()},
+      {"global_clipnorm", Config()},
+      {"clipvalue", Config()},
+      {"use_ema", Config(false)},
+      {"ema_momentum", Config(0.99)},
+      {"ema_overwrite_frequency", Config()},
+      {"loss_scale_factor", Config()},
+      {"gradient_accumulation_steps", Config()},
+      {"dynamic", Config(true)}};
+  std::vector<std::string> keys{"name", "inner_optimizer", "initial_scale", "dynamic_growth_steps"};
+  for (const auto& [key, off] : switched_off) {
+    keys.push_back(key);
+    if (const Config* value = config.find(key))
+      KILN_CHECK(*value == off, value->where(), "LossScaleOptimizer does not take ", key, "=",
+                 value->to_json(), "; set it on the inner_optimizer");
+  }
+  config.check_keys(keys, "LossScaleOptimizer");
   KILN_CHECK(config.contains("inner_optimizer"), config.where(),
              "LossScaleOptimizer needs an inner_optimizer");
   LossScaleOptions options;

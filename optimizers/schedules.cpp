@@ -78,7 +78,7 @@ const std::map<std::string, ScheduleFactory, std::less<>>& registry() {
 }  // namespace
 
 double LearningRateSchedule::at(int64_t step) const {
-  return (*this)(scalar(static_cast<double>(step))).item<double>();
+  return (*this)(scalar(static_cast<double>(step), DType::f32, Device::cpu())).item<double>();
 }
 
 Config LearningRateSchedule::get_config() const {

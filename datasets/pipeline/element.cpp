@@ -93,7 +93,7 @@ Element stack_rows(std::span<const Element> rows, std::string_view what) {
     }
     std::vector<int64_t> dims{static_cast<int64_t>(rows.size())};
     dims.insert(dims.end(), head.shape().begin(), head.shape().end());
-    Tensor stacked = Tensor::empty(Shape(std::move(dims)), head.dtype());
+    Tensor stacked = Tensor::empty(Shape(std::move(dims)), head.dtype(), Device::cpu());
     const size_t row_bytes = head.nbytes();
     auto* dst = static_cast<char*>(stacked.raw_data());
     for (const Element& row : rows) {
@@ -130,7 +130,7 @@ Element pad_rows(std::span<const Element> rows, const PaddingSpec& spec, std::st
     const double value = c < spec.padding_values.size() ? spec.padding_values[c] : 0.0;
     std::vector<int64_t> batch_dims{static_cast<int64_t>(rows.size())};
     batch_dims.insert(batch_dims.end(), dims.begin(), dims.end());
-    Tensor padded = full(Shape(std::move(batch_dims)), value, first[c].dtype());
+    Tensor padded = full(Shape(std::move(batch_dims)), value, first[c].dtype(), Device::cpu());
     const size_t block_bytes =
         static_cast<size_t>(Shape(dims).numel()) * dtype_size(padded.dtype());
     auto* dst = static_cast<char*>(padded.raw_data());

@@ -61,7 +61,8 @@ class TensorSlicesNode final : public DatasetNode {
   // Fashion-MNIST epoch's rows take half the time of one thread's memcpy). On a prefetch worker
   // it runs on that thread alone.
   Element stack_at(std::span<const int64_t> indices, std::string_view) const override {
-    const Tensor rows = from_vector(indices, Shape{static_cast<int64_t>(indices.size())});
+    const Tensor rows = from_vector(indices, Shape{static_cast<int64_t>(indices.size())},
+                                    DType::i64, Device::cpu());
     Element out;
     out.reserve(components_.size());
     for (const SlicedComponent& c : components_) out.push_back(ops::gather(c.source, rows));

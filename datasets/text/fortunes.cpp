@@ -81,10 +81,12 @@ SequenceSplit make_split(const std::vector<std::u32string>& texts,
   std::vector<int64_t> split_labels;
   for (size_t r : rows) {
     const std::vector<int32_t> ids = vocabulary.encode(texts[r]);
-    split.sequences.push_back(from_vector(ids, Shape({static_cast<int64_t>(ids.size())})));
+    split.sequences.push_back(
+        from_vector(ids, Shape({static_cast<int64_t>(ids.size())}), DType::i32, Device::cpu()));
     split_labels.push_back(labels[r]);
   }
-  split.labels = from_vector(split_labels, Shape({static_cast<int64_t>(split_labels.size())}));
+  split.labels = from_vector(split_labels, Shape({static_cast<int64_t>(split_labels.size())}),
+                             DType::i64, Device::cpu());
   return split;
 }
 

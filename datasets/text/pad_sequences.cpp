@@ -26,7 +26,7 @@ Tensor pad_sequences(std::span<const Tensor> sequences, const PadSequencesOption
   const int64_t maxlen = options.maxlen >= 0 ? options.maxlen : longest;
   std::vector<int64_t> dims{static_cast<int64_t>(sequences.size()), maxlen};
   dims.insert(dims.end(), features.begin(), features.end());
-  Tensor out = full(Shape(std::move(dims)), options.value, options.dtype);
+  Tensor out = full(Shape(std::move(dims)), options.value, options.dtype, Device::cpu());
   const int64_t step = Shape(features).numel();  // elements per time step
   const size_t item = dtype_size(options.dtype);
   auto* dst = static_cast<char*>(out.raw_data());
@@ -49,7 +49,8 @@ Tensor pad_sequences(const std::vector<std::vector<int64_t>>& sequences,
   std::vector<Tensor> tensors;
   tensors.reserve(sequences.size());
   for (const std::vector<int64_t>& s : sequences)
-    tensors.push_back(from_vector(s, Shape({static_cast<int64_t>(s.size())})));
+    tensors.push_back(
+        from_vector(s, Shape({static_cast<int64_t>(s.size())}), DType::i64, Device::cpu()));
   return pad_sequences(tensors, options);
 }
 

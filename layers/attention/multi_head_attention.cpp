@@ -109,7 +109,7 @@ Tensor MultiHeadAttention::attention_mask(const std::vector<Tensor>& inputs,
     const Tensor& given = inputs[3];
     mask = and_mask(mask, given.dtype() == DType::boolean
                               ? given
-                              : ops::not_equal(given, zeros({}, given.dtype())));
+                              : ops::not_equal(given, zeros({}, given.dtype(), given.device())));
   }
   return mask;
 }
@@ -131,14 +131,16 @@ std::vector<Tensor> MultiHeadAttention::call(const std::vector<Tensor>& inputs,
     // As Keras's masked softmax: masked scores out, and masked probabilities zero (a query
     // step with every key masked, a padded one, attends to nothing).
     if (mask.defined())
-      scores = ops::where(mask, scores, full({}, large_negative(scores.dtype()), scores.dtype()));
+      scores = ops::where(
+          mask, scores, full({}, large_negative(scores.dtype()), scores.dtype(), scores.device()));
     Tensor probs = ops::softmax(scores, -1);
-    if (mask.defined()) probs = ops::where(mask, probs, zeros({}, probs.dtype()));
+    if (mask.defined()) probs = ops::where(mask, probs, zeros({}, probs.dtype(), probs.device()));
     if (context.training && options_.dropout > 0) {
       const Tensor keep =
           ops::greater_equal(ops::random_uniform_like(probs, seed_generator_.next(), probs.dtype()),
-                             full({}, options_.dropout, probs.dtype()));
-      probs = ops::where(keep, probs * (1.0 / (1.0 - options_.dropout)), zeros({}, probs.dtype()));
+                             full({}, options_.dropout, probs.dtype(), probs.device()));
+      probs = ops::where(keep, probs * (1.0 / (1.0 - options_.dropout)),
+                         zeros({}, probs.dtype(), probs.device()));
     }
     heads.push_back(ops::matmul(probs, heads_slice(v, h, options_.value_dim)));
   }

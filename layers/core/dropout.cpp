@@ -21,8 +21,8 @@ std::vector<Tensor> Dropout::call(const std::vector<Tensor>& inputs, const CallC
   if (!context.training || rate_ == 0) return {x};
   const Tensor keep = ops::greater_equal(
       ops::random_uniform_like(mask_template(x), seed_generator_.next(), x.dtype()),
-      full({}, rate_, x.dtype()));
-  return {ops::where(keep, x * (1.0 / (1.0 - rate_)), zeros({}, x.dtype()))};
+      full({}, rate_, x.dtype(), x.device()));
+  return {ops::where(keep, x * (1.0 / (1.0 - rate_)), zeros({}, x.dtype(), x.device()))};
 }
 
 Tensor Dropout::mask_template(const Tensor& x) const {

@@ -41,7 +41,7 @@ std::vector<Tensor> Embedding::call(const std::vector<Tensor>& inputs, const Cal
 std::vector<Tensor> Embedding::compute_mask(const std::vector<Tensor>& inputs,
                                             const std::vector<Tensor>&) {
   if (!options_.mask_zero) return {};
-  return {ops::not_equal(inputs[0], zeros({}, inputs[0].dtype()))};
+  return {ops::not_equal(inputs[0], zeros({}, inputs[0].dtype(), inputs[0].device()))};
 }
 
 namespace {

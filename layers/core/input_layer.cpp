@@ -17,7 +17,8 @@ std::vector<Tensor> InputLayer::call(const std::vector<Tensor>& inputs, const Ca
 }
 
 std::vector<TensorMeta> InputLayer::compute_output_spec(const std::vector<TensorMeta>&) {
-  return {{dtype_, batch_shape_, Device::cpu()}};
+  // Where the model's layers build (a DeviceScope's device, else the CPU).
+  return {{dtype_, batch_shape_, default_device()}};
 }
 
 Config InputLayer::get_config() const {

@@ -13,7 +13,7 @@ Masking::Masking(double mask_value, MaskingOptions options)
 
 Tensor Masking::keep(const Tensor& x) const {
   KILN_CHECK(x.rank() >= 2, "expects inputs [batch, steps, ...features], got ", x.shape());
-  const Tensor differs = ops::not_equal(x, full({}, mask_value_, x.dtype()));
+  const Tensor differs = ops::not_equal(x, full({}, mask_value_, x.dtype(), x.device()));
   // "Any feature differs" as the max over the last axis of 0/1 values.
   const int64_t last = x.rank() - 1;
   return ops::cast(ops::max(ops::cast(differs, DType::f32), {last}), DType::boolean);

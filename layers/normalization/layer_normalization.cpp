@@ -48,7 +48,8 @@ std::vector<Tensor> LayerNormalization::call(const std::vector<Tensor>& inputs,
   };
   const Tensor variance = ops::variance(x, axes, true);
   // rms_scaling keeps Keras's formula: x / sqrt(variance + epsilon) * gamma, uncentered.
-  const Tensor mean = options_.rms_scaling ? zeros({}, x.dtype()) : ops::mean(x, axes, true);
+  const Tensor mean =
+      options_.rms_scaling ? zeros({}, x.dtype(), x.device()) : ops::mean(x, axes, true);
   const Tensor y = normalize(x, mean, variance, param(gamma_), param(beta_), options_.epsilon);
   return {ops::cast(y, dtype_policy().compute)};
 }

@@ -29,7 +29,7 @@ std::vector<Tensor> GlobalPooling::call(const std::vector<Tensor>& inputs,
   const Tensor kept = ops::expand_dims(mask, 2);
   if (kind_ == Kind::max) {
     // Masked steps take the lowest value, so they never win (a fully masked row gives it).
-    const Tensor lowest = full({}, std::numeric_limits<double>::lowest(), x.dtype());
+    const Tensor lowest = full({}, std::numeric_limits<double>::lowest(), x.dtype(), x.device());
     return {ops::max(ops::where(kept, x, lowest), axes, options_.keepdims)};
   }
   // The mean over the kept steps only (Keras divides without an epsilon, as here).

@@ -18,7 +18,8 @@ SeedGenerator::SeedGenerator(std::optional<int64_t> seed, const std::string& nam
 Tensor SeedGenerator::next() const {
   // Returns the advanced value rather than the current one: eagerly, a variable's value is its
   // live storage, which the assignment would overwrite.
-  const Tensor advanced = state_.value() + from_vector<int64_t>({0, 1}, {2});
+  const Tensor current = state_.value();
+  const Tensor advanced = current + from_vector<int64_t>({0, 1}, {2}, DType::i64, current.device());
   state_.assign(advanced);
   return advanced;
 }

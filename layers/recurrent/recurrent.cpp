@@ -98,14 +98,14 @@ Tensor Recurrent::weight(const Variable& w, DType dtype) const {
 Tensor Recurrent::dropout_mask(const Tensor& like, double rate) const {
   const Tensor keep =
       ops::greater_equal(ops::random_uniform_like(like, seed_generator_.next(), like.dtype()),
-                         full({}, rate, like.dtype()));
+                         full({}, rate, like.dtype(), like.device()));
   return ops::cast(keep, like.dtype()) * (1.0 / (1.0 - rate));
 }
 
 // [batch or 1, states, units]: the given initial states stacked, or zeros for every sequence.
 Tensor Recurrent::initial_states(const std::vector<Tensor>& inputs, const Tensor& projected) const {
   const int64_t states = rnn::CellLayout{cell_, units_}.states();
-  if (inputs.size() == 1) return zeros({1, states, units_}, projected.dtype());
+  if (inputs.size() == 1) return zeros({1, states, units_}, projected.dtype(), projected.device());
   KILN_CHECK(static_cast<int64_t>(inputs.size()) == 1 + states, label(), " takes ", states,
              " initial state(s) after its input, got ", inputs.size() - 1);
   std::vector<Tensor> given;
@@ -136,12 +136,13 @@ std::vector<Tensor> Recurrent::call(const std::vector<Tensor>& inputs, const Cal
     projected = projected + (gru ? row(bias, 0) : bias);
     if (gru) args.recurrent_bias = row(bias, 1);
   } else if (gru) {
-    args.recurrent_bias = zeros({layout.gates() * units_}, x.dtype());
+    args.recurrent_bias = zeros({layout.gates() * units_}, x.dtype(), x.device());
   }
   const Tensor mask = context.masks.empty() ? Tensor() : context.masks[0];
   if (mask.defined())
-    args.mask =
-        mask.dtype() == DType::boolean ? mask : ops::not_equal(mask, zeros({}, mask.dtype()));
+    args.mask = mask.dtype() == DType::boolean
+                    ? mask
+                    : ops::not_equal(mask, zeros({}, mask.dtype(), mask.device()));
   if (context.training && options_.recurrent_dropout > 0) {
     const Tensor first = ops::slice(projected, {0, 0, 0}, {-1, 1, units_});
     args.recurrent_dropout =
@@ -164,7 +165,7 @@ std::vector<Tensor> Recurrent::call(const std::vector<Tensor>& inputs, const Cal
               ? ops::strided_slice(args.mask, {0, kSliceEnd}, {kSliceEnd, kSliceEnd}, {1, -1})
               : args.mask,
           2);
-      seq = ops::where(keep, seq, zeros({}, seq.dtype()));
+      seq = ops::where(keep, seq, zeros({}, seq.dtype(), seq.device()));
     }
     out.push_back(seq);
   } else {

@@ -17,7 +17,7 @@ class L1L2 : public Regularizer {
       : class_name_(std::move(class_name)), l1_(l1), l2_(l2) {}
 
   Tensor operator()(const Tensor& w) const override {
-    Tensor penalty = zeros({}, w.dtype());
+    Tensor penalty = zeros({}, w.dtype(), w.device());
     if (l1_ != 0) penalty = penalty + ops::sum(ops::abs(w)) * l1_;
     if (l2_ != 0) penalty = penalty + ops::sum(ops::square(w)) * l2_;
     return penalty;

@@ -16,7 +16,7 @@ std::vector<Tensor> RepeatVector::call(const std::vector<Tensor>& inputs, const 
   KILN_CHECK(x.rank() == 2, "RepeatVector expects [batch, features] inputs, got ", x.shape());
   // Gathering index 0 n times along a new axis repeats the sample without knowing the batch
   // size, and its gradient (a scatter-add) sums the copies back.
-  return {ops::gather(ops::expand_dims(x, 1), zeros({n_}, DType::i64), 1)};
+  return {ops::gather(ops::expand_dims(x, 1), zeros({n_}, DType::i64, x.device()), 1)};
 }
 
 Config RepeatVector::get_config() const {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 
+#include "kiln/datasets/text/pad_sequences.h"
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/ops/op_def.h"
@@ -20,6 +21,7 @@
 #include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/sequential.h"
 #include "kiln/training/model/trainer.h"
+#include "kiln/training/saving/h5_file.h"
 #include "tests/devices/host_cuda.h"
 #include "tests/devices/reference_fits.h"
 #include "tests/test_support/expect_error.h"
@@ -76,6 +78,32 @@ TEST(Placement, AnUncompiledModelPredictsWhereCompileWouldHavePutIt) {
   EXPECT_TRUE(y.device().is_cpu());
   EXPECT_EQ(model.device(), kGpu);
   for (const Variable& v : model.weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
+}
+
+// Inside a DeviceScope, tensors made for the host stay there: batches a pipeline stacks or
+// pads, padded sequences, values read from HDF5. A model compiled in the scope trains on the
+// device from them, as the same model does on the CPU.
+TEST(Placement, InsideADeviceScopeHostDataStaysOnTheHost) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("kiln_scope_" + std::to_string(getpid()) + ".h5"))
+          .string();
+  {
+    saving::H5File file = saving::H5File::create(path);
+    file.root().write("w", arange(6));
+  }
+  const FitRecord cpu = reference_fit(ReferenceModel::lstm, "cpu");
+  const DeviceScope gpu("cuda:0");
+  const datasets::Element stacked = *reference_data(ReferenceModel::mlp).iterator().next();
+  const datasets::Element padded = *reference_data(ReferenceModel::lstm).iterator().next();
+  for (const Tensor& t : {stacked[0], stacked[1], padded[0], padded[1]})
+    EXPECT_TRUE(t.device().is_cpu()) << t.device();
+  EXPECT_TRUE(
+      datasets::pad_sequences(std::vector<std::vector<int64_t>>{{1, 2}, {3}}).device().is_cpu());
+  EXPECT_TRUE(saving::H5File::open(path).root().read("w").device().is_cpu());
+  std::filesystem::remove(path);
+  const FitRecord scoped = reference_fit(ReferenceModel::lstm, "");
+  EXPECT_EQ(scoped.device, kGpu);
+  expect_same_fit(scoped, cpu, 1e-4);
 }
 
 // What crosses between the host and the device per step: its batch (x and y) goes over; its

@@ -113,6 +113,17 @@ TEST(LossScaleOptimizer, VariablesAndConfigFollowKeras) {
   EXPECT_EQ(loss_scale->inner().class_name(), "Adam");
   EXPECT_EQ(serialize(*back).to_json(), config.to_json());
   testing::expect_error([&] { LossScaleOptimizer twice(back); }, "scales the loss already");
+  // Older Keras configs carry the base keys at the values that switch them off.
+  Config keys = config["config"];
+  keys.set("clipnorm", Config()).set("use_ema", Config(false)).set("dynamic", Config(true));
+  Config old = config;
+  old.set("config", keys);
+  EXPECT_NE(dynamic_cast<const LossScaleOptimizer*>(from_config(old).get()), nullptr);
+  keys.set("clipnorm", Config(1.0));
+  old.set("config", keys);
+  testing::expect_error(
+      [&] { (void)from_config(old); },
+      "LossScaleOptimizer does not take clipnorm=1.0; set it on the inner_optimizer");
 }
 
 TEST(LossScaleOptimizer, CompileWrapsTheOptimizerUnderMixedFloat16) {

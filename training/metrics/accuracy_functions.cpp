@@ -64,9 +64,10 @@ Tensor in_top_k(const Tensor& targets, const Tensor& predictions, int64_t k) {
              describe(targets.meta()), " must have one axis less than predictions ",
              describe(predictions.meta()));
   const Tensor ids = ops::cast(targets, DType::i64);
-  const Tensor target_score = ops::sum(ops::where(ops::one_hot(ids, classes, DType::boolean),
-                                                  predictions, scalar(0, predictions.dtype())),
-                                       {-1}, true);
+  const Tensor target_score =
+      ops::sum(ops::where(ops::one_hot(ids, classes, DType::boolean), predictions,
+                          scalar(0, predictions.dtype(), predictions.device())),
+               {-1}, true);
   const Tensor higher =
       ops::sum(ops::cast(ops::greater(predictions, target_score), DType::f32), {-1});
   // x - x is 0 exactly for finite x, NaN for inf and NaN.

@@ -161,8 +161,9 @@ Tensor AUC::total_area(const Tensor& increments) const {
   if (!options_.multi_label) return ops::sum(increments);
   const Tensor by_label = ops::sum(increments, {0});
   if (options_.label_weights.empty()) return ops::mean(by_label);
-  const Tensor weights = from_vector(
-      options_.label_weights, {static_cast<int64_t>(options_.label_weights.size())}, DType::f32);
+  const Tensor weights =
+      from_vector(options_.label_weights, {static_cast<int64_t>(options_.label_weights.size())},
+                  DType::f32, increments.device());
   return divide_no_nan(ops::sum(by_label * weights), ops::sum(weights));
 }
 
@@ -217,10 +218,11 @@ Tensor AUC::result() const {
       // Flach & Kull 2015: gains relative to the always-positive classifier.
       const Tensor scale = divide_no_nan(tp + fn, tn + fp);
       const Tensor no_tp = ops::equal(tp, ops::zeros_like(tp));
-      const Tensor recall_gain =
-          ops::maximum(ops::where(no_tp, scalar(0), 1.0 - scale * divide_no_nan(fn, tp)), 0);
-      const Tensor precision_gain =
-          ops::where(no_tp, scalar(1), 1.0 - scale * divide_no_nan(fp, tp));
+      const Tensor recall_gain = ops::maximum(ops::where(no_tp, scalar(0, DType::f32, tp.device()),
+                                                         1.0 - scale * divide_no_nan(fn, tp)),
+                                              0);
+      const Tensor precision_gain = ops::where(no_tp, scalar(1, DType::f32, tp.device()),
+                                               1.0 - scale * divide_no_nan(fp, tp));
       return riemann_sum(recall_gain, precision_gain);
     }
   }

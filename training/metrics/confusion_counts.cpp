@@ -18,7 +18,7 @@ Tensor filter_top_k(const Tensor& x, int64_t k) {
   const int64_t n = x.shape().dim(-1);
   KILN_CHECK(n >= 0, "top_k needs the class axis (last) of y_pred ", describe(x.meta()),
              " to be known");
-  const Tensor index = arange(0, static_cast<double>(n), 1, DType::f32);
+  const Tensor index = arange(0, static_cast<double>(n), 1, DType::f32, x.device());
   const Tensor earlier = ops::less(ops::reshape(index, {1, n}), ops::reshape(index, {n, 1}));
   const Tensor mine = ops::expand_dims(x, -1);    // [..., n, 1]
   const Tensor others = ops::expand_dims(x, -2);  // [..., 1, n]
@@ -46,11 +46,13 @@ Tensor positive_at_thresholds(const Tensor& pred, const ConfusionOptions& option
   dims[0] = n;
   const Tensor pred_row = ops::expand_dims(pred, 0);
   if (!options.evenly_spaced)
-    return ops::greater(pred_row, from_vector(options.thresholds, Shape(dims), DType::f32));
+    return ops::greater(pred_row,
+                        from_vector(options.thresholds, Shape(dims), DType::f32, pred.device()));
   // Keras buckets ceil(p * (n - 1)) - 1 and counts bucket >= j at threshold j, which for integer
   // j is p * (n - 1) > j; a first threshold below 0 lifts bucket -1 (p == 0) to 0.
   const Tensor scaled = ops::clip(pred_row, 0, 1) * static_cast<double>(n - 1);
-  const Tensor bucket = ops::reshape(arange(0, static_cast<double>(n), 1, DType::f32), Shape(dims));
+  const Tensor bucket =
+      ops::reshape(arange(0, static_cast<double>(n), 1, DType::f32, pred.device()), Shape(dims));
   Tensor positive = ops::greater(scaled, bucket);
   if (options.thresholds.front() < 0)
     positive = ops::logical_or(positive, ops::equal(bucket, ops::zeros_like(bucket)));
@@ -87,8 +89,8 @@ CountInputs prepare(const Tensor& y_true, const Tensor& y_pred, const Tensor& sa
   if (in.weight.defined()) in.weight = ops::broadcast_like(in.weight, in.pred);
   if (!options.label_weights.empty()) {
     const auto classes = static_cast<int64_t>(options.label_weights.size());
-    const Tensor per_class =
-        ops::broadcast_like(from_vector(options.label_weights, {classes}, DType::f32), in.pred);
+    const Tensor per_class = ops::broadcast_like(
+        from_vector(options.label_weights, {classes}, DType::f32, in.pred.device()), in.pred);
     in.weight = in.weight.defined() ? in.weight * per_class : per_class;
   }
   if (options.multi_label) {
@@ -120,7 +122,7 @@ void update_confusion_counts(const ConfusionCounts& counts, const Tensor& y_true
     negatives = negatives * in.weight;
   }
   const Tensor above = positive_at_thresholds(in.pred, options);
-  const Tensor zero = scalar(0);
+  const Tensor zero = scalar(0, DType::f32, above.device());
   // Sums over the samples (axis 1 of [thresholds, samples, ...]).
   const auto count = [&](const Tensor& where_true, const Tensor& where_false) {
     return ops::sum(ops::where(above, where_true, where_false), {1});

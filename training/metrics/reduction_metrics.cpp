@@ -78,7 +78,7 @@ void Mean::accumulate(const Tensor& values, const Tensor& sample_weight) {
   else if (samples.rank() >= 1)
     count_.assign_add(ops::size_of(samples, {0}));
   else
-    count_.assign_add(scalar(1));
+    count_.assign_add(scalar(1, DType::f32, samples.device()));
 }
 
 void Mean::update_state(const Tensor&, const Tensor& y_pred, const Tensor& sample_weight) {

@@ -21,7 +21,8 @@ void Sequential::add(const layers::LayerRef& ref) {
   if (auto* input = dynamic_cast<layers::InputLayer*>(layer.get())) {
     KILN_CHECK(layers_.empty() && !input_spec_, "Sequential '", name(),
                "': an Input can only come first");
-    input_spec_ = TensorMeta{input->input_dtype(), input->batch_shape(), Device::cpu()};
+    // On the device the layers build their weights on (a DeviceScope's, else the CPU).
+    input_spec_ = TensorMeta{input->input_dtype(), input->batch_shape(), default_device()};
     input_declared_ = true;
     input_layer_ = layer;
     return;
@@ -29,7 +30,7 @@ void Sequential::add(const layers::LayerRef& ref) {
   if (layers_.empty() && !input_spec_ && layer->input_shape_arg().rank() > 0) {
     std::vector<int64_t> dims{-1};
     dims.insert(dims.end(), layer->input_shape_arg().begin(), layer->input_shape_arg().end());
-    input_spec_ = TensorMeta{DType::f32, Shape(std::move(dims)), Device::cpu()};
+    input_spec_ = TensorMeta{DType::f32, Shape(std::move(dims)), default_device()};
     input_declared_ = true;
   }
   layers_.push_back(layer);

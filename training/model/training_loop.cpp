@@ -86,7 +86,7 @@ Tensor class_weights_for(const Tensor& y, const std::map<int64_t, double>& class
     const auto it = class_weight.find(static_cast<int64_t>(std::nearbyint(classes[i])));
     w[i] = it == class_weight.end() ? 1.0f : static_cast<float>(it->second);
   }
-  return from_vector(w, {static_cast<int64_t>(w.size())});
+  return from_vector(w, {static_cast<int64_t>(w.size())}, DType::f32, Device::cpu());
 }
 
 std::vector<Tensor> leading_slice(const std::vector<Tensor>& ts, int64_t begin, int64_t end) {

@@ -57,8 +57,8 @@ void save_checkpoint(const CheckpointContents& contents, const std::string& path
     H5Group root = H5File::create(temporary).root();
     write_groups(root, groups);
     H5Group kiln = root.group(kKiln);
-    kiln.write("epoch", scalar(state.epoch, DType::i64));
-    kiln.write("step", scalar(static_cast<double>(state.step), DType::i64));
+    kiln.write("epoch", scalar(state.epoch, DType::i64, Device::cpu()));
+    kiln.write("step", scalar(static_cast<double>(state.step), DType::i64, Device::cpu()));
     kiln.write("generator", from_vector<int64_t>({static_cast<int64_t>(gen.seed()),
                                                   static_cast<int64_t>(gen.draws())},
                                                  Shape({2})));

@@ -183,7 +183,7 @@ Tensor H5Group::read(const std::string& name) const {
   const H5DatasetInfo meta = info(name);
   KILN_CHECK(meta.dtype.has_value(), where(), "/", name,
              " holds values of a type kiln does not read (not numbers or bools)");
-  Tensor out = Tensor::empty(meta.shape, *meta.dtype);
+  Tensor out = Tensor::empty(meta.shape, *meta.dtype, Device::cpu());
   H5Handle keep;
   const hid_t type = native_type(*meta.dtype, keep);
   const H5Handle dataset = owned(H5Dopen2(handle_.id(), name.c_str(), H5P_DEFAULT), H5Dclose,

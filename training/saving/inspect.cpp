@@ -93,9 +93,15 @@ std::string describe_file(const std::string& path, const ConfigSummary& summariz
     const H5Group vars = root.open_group("optimizer/vars");
     out << "\noptimizer" << (vars.has_attr("name") ? " '" + vars.attr_string("name") + "'" : "")
         << ": " << optimizer.size() << " variables";
-    if (vars.has("0") && vars.info("0").shape.numel() == 1) {
+    // The step count is the first variable, or under loss scaling (four of its own first, as
+    // Keras's LossScaleOptimizer) the inner optimizer's first.
+    const std::string first =
+        vars.has_attr("name") && vars.attr_string("name") == "loss_scale_optimizer" && vars.has("4")
+            ? "4"
+            : "0";
+    if (vars.has(first) && vars.info(first).shape.numel() == 1) {
       // Shown as stored: a float (from a foreign writer) may not fit an integer.
-      const Tensor iterations = vars.read("0");
+      const Tensor iterations = vars.read(first);
       out << ", iterations ";
       if (is_floating(iterations.dtype()))
         out << iterations.item<double>();

@@ -19,7 +19,7 @@ template <typename T>
 T* further_output(const KernelContext& c, size_t k, Tensor& unused) {
   const Tensor& t = c.more_outputs[k];
   if (t.defined()) return t.data<T>();
-  unused = Tensor::empty(c.output.shape(), c.output.dtype());
+  unused = Tensor::empty(c.output.shape(), c.output.dtype(), c.output.device());
   return unused.data<T>();
 }
 

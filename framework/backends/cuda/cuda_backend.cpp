@@ -31,8 +31,13 @@ class CudaBackend final : public Backend {
   void copy_to_host(void* dst, const void* src, size_t bytes, int index) override {
     copy(dst, src, bytes, cudaMemcpyDeviceToHost, index);
   }
+  // Ordered on the stream with the kernels before and after it: no wait, as no host buffer is
+  // involved.
   void copy_on_device(void* dst, const void* src, size_t bytes, int index) override {
-    copy(dst, src, bytes, cudaMemcpyDeviceToDevice, index);
+    check_index(index);
+    const cuda::DeviceGuard guard(index);
+    KILN_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cuda::current_stream(index)));
   }
 
   void synchronize(int index) override {
@@ -47,8 +52,9 @@ class CudaBackend final : public Backend {
                device_count(), " CUDA device(s) are visible");
   }
 
-  // On the device's stream, so a copy sees the results of kernels queued before it; waiting for
-  // the stream makes the copy complete (and host buffers reusable) on return.
+  // Between host and device, on the device's stream, so a copy sees the results of kernels
+  // queued before it; waiting for the stream makes the copy complete (and host buffers
+  // reusable) on return.
   void copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, int index) {
     check_index(index);
     const cuda::DeviceGuard guard(index);
