@@ -103,16 +103,25 @@ DType boundary_dtype(const Tensor& first, const TensorMeta* declared) {
   return first.dtype();
 }
 
+// Which boundary casts a call makes: all, or only those to a dtype no wider than the tensor's.
+// Those go before the copy to the device (fewer bytes move, and an int64 range check reads
+// host memory); the rest after it (uint8 images move as bytes).
+enum class Casts { all, no_wider };
+
 // Each tensor cast to its position's dtype, so int64 token ids after int32 ones (or float64
 // features for a float32 model) reuse the trace instead of starting another. A cast that would
 // lose values (floats into an integer input) is left to the step, which reports it.
 std::vector<Tensor> cast_at_boundary(const std::vector<Tensor>& tensors,
-                                     const std::vector<DType>& dtypes, const std::string& what) {
+                                     const std::vector<DType>& dtypes, const std::string& what,
+                                     Casts casts = Casts::all) {
   std::vector<Tensor> out = tensors;
-  for (size_t i = 0; i < out.size() && i < dtypes.size(); ++i)
-    if (out[i].dtype() != dtypes[i] &&
-        !refuse_boundary_cast(out[i].dtype(), dtypes[i], /*allow_float_narrowing=*/true))
+  for (size_t i = 0; i < out.size() && i < dtypes.size(); ++i) {
+    if (!out[i].defined() || out[i].dtype() == dtypes[i] ||
+        refuse_boundary_cast(out[i].dtype(), dtypes[i], /*allow_float_narrowing=*/true))
+      continue;
+    if (casts == Casts::all || dtype_size(dtypes[i]) <= dtype_size(out[i].dtype()))
       out[i] = boundary_cast(out[i], dtypes[i], what + " " + std::to_string(i));
+  }
   return out;
 }
 
@@ -197,7 +206,7 @@ void Trainer::prepare(const Batch& host_batch) {
     y_dtypes_.push_back(boundary_dtype(given.y[o], &outputs[o]));
   for (const Tensor& w : given.sample_weight)
     weight_dtypes_.push_back(boundary_dtype(w, &outputs[0]));
-  const Batch batch = at_boundary(given);
+  const Batch batch = on_device(given);
   check_targets(batch, probe);
   optimizer_->build(model_.trainable_weights());
 
@@ -379,18 +388,25 @@ std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vecto
 
 Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
   Logs logs;
-  for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = results[i].item<double>();
+  if (device_.is_cpu()) {
+    for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = results[i].item<double>();
+    return logs;
+  }
+  // One copy to the host for all of them: each copy from a GPU waits for its stream.
+  std::vector<Tensor> values;
+  for (const Tensor& r : results) values.push_back(ops::reshape(ops::cast(r, DType::f64), {1}));
+  const std::vector<double> host = ops::concat(values, 0).to_vector<double>();
+  for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = host[i];
   return logs;
 }
 
-Batch Trainer::at_boundary(const Batch& batch) const {
-  return {cast_at_boundary(batch.x, x_dtypes_, "input"),
-          cast_at_boundary(batch.y, y_dtypes_, "target"),
-          cast_at_boundary(batch.sample_weight, weight_dtypes_, "sample_weight")};
-}
-
 Batch Trainer::on_device(const Batch& batch) const {
-  return at_boundary(to_device(batch, device_));
+  const auto cast = [this](const Batch& b, Casts casts) {
+    return Batch{cast_at_boundary(b.x, x_dtypes_, "input", casts),
+                 cast_at_boundary(b.y, y_dtypes_, "target", casts),
+                 cast_at_boundary(b.sample_weight, weight_dtypes_, "sample_weight", casts)};
+  };
+  return cast(to_device(cast(batch, Casts::no_wider), device_), Casts::all);
 }
 
 Logs Trainer::train_batch(const Batch& given) {
@@ -445,7 +461,8 @@ std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
 
 std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& given) {
   const DeviceScope scope(device_);
-  const std::vector<Tensor> x = to_device(given, device_);
+  const std::vector<Tensor> x =
+      to_device(cast_at_boundary(given, x_dtypes_, "input", Casts::no_wider), device_);
   prepare_predict(x);
   return (*predict_step_)(cast_at_boundary(x, x_dtypes_, "input"));
 }

@@ -115,10 +115,8 @@ class Trainer {
                                      const std::vector<Tensor>& predictions,
                                      const std::vector<Tensor>& sample_weight,
                                      const std::vector<Tensor>& masks);
-  // The batch cast to the dtypes the steps were first traced for (x_dtypes_, ...).
-  Batch at_boundary(const Batch& batch) const;
-  // The batch on the trainer's device, cast to the steps' dtypes there (fewer bytes copied when
-  // the data is narrower, uint8 images, say).
+  // The batch on the trainer's device, cast to the dtypes the steps were first traced for
+  // (x_dtypes_, ...) on whichever side of the copy moves fewer bytes.
   Batch on_device(const Batch& batch) const;
 
   Model& model_;
