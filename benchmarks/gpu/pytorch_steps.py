@@ -10,23 +10,18 @@ Prints the line step_time prints, with "torch-<mode>" for the device's name. Nee
 never does.
 """
 import argparse
+import os
 import random
 import statistics
+import sys
 import time
 
 import torch
 from torch import nn
 
-
-def mlp():
-    return nn.Sequential(nn.Flatten(), nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256),
-                         nn.ReLU(), nn.Linear(256, 10))
-
-
-def cnn():
-    return nn.Sequential(nn.Unflatten(1, (1, 28)), nn.Conv2d(1, 32, 3), nn.ReLU(),
-                         nn.MaxPool2d(2), nn.Conv2d(32, 64, 3), nn.ReLU(), nn.MaxPool2d(2),
-                         nn.Flatten(), nn.Linear(64 * 5 * 5, 128), nn.ReLU(), nn.Linear(128, 10))
+# The MLP and CNN the Fashion-MNIST epoch comparison trains.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fashion_mnist"))
+from pytorch_epochs import cnn, mlp  # noqa: E402
 
 
 class Lstm(nn.Module):

@@ -2,28 +2,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kiln/framework/backends/axis_split.h"
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/parallel.h"
 #include "kiln/framework/core/convert.h"
 
 namespace kiln::cpu {
 namespace {
-
-struct AxisSplit {
-  int64_t outer = 1, axis = 1, inner = 1;
-};
-AxisSplit split_at(const Shape& s, int axis) {
-  AxisSplit r;
-  for (int i = 0; i < s.rank(); ++i) {
-    if (i < axis)
-      r.outer *= s[i];
-    else if (i == axis)
-      r.axis = s[i];
-    else
-      r.inner *= s[i];
-  }
-  return r;
-}
 
 // Indices as int64, each checked against [0, limit).
 std::vector<int64_t> checked_indices(const Tensor& indices, int64_t limit, const char* op) {

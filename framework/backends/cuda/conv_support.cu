@@ -1,4 +1,5 @@
 #include "kiln/framework/backends/cuda/conv_support.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 
 #include <algorithm>
 
@@ -8,14 +9,6 @@
 
 namespace kiln::cuda {
 namespace {
-
-constexpr int kThreads = 256;
-
-// Blocks of kThreads for a grid-stride loop over n elements; more than this only add
-// scheduling work.
-unsigned blocks_for(int64_t n) {
-  return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
-}
 
 // The destination's axes in its memory order, outermost first: their sizes, the source's
 // element strides along them, and the source's sizes (indices past them read as zero).
@@ -75,8 +68,8 @@ void relayout(const void* src, AxisOrder src_order, const Dims4& src_dims, void*
   }
   if (n == 0) return;  // no grid of zero blocks
   const auto launch = [&]<typename Bits>() {
-    relayout_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const Bits*>(src),
-                                                            static_cast<Bits*>(dst), n, plan);
+    relayout_kernel<<<grid_for(n), kThreads, 0, stream>>>(static_cast<const Bits*>(src),
+                                                          static_cast<Bits*>(dst), n, plan);
   };
   switch (element_size) {
     case 2:
@@ -99,7 +92,7 @@ void add_channel_bias(void* out, const void* bias, int64_t count, int64_t channe
                       bool relu, cudaStream_t stream) {
   if (count == 0) return;
   visit_float_dtype(dtype, "conv2d_bias_activation", [&]<typename T>() {
-    channel_bias_kernel<<<blocks_for(count), kThreads, 0, stream>>>(
+    channel_bias_kernel<<<grid_for(count), kThreads, 0, stream>>>(
         static_cast<T*>(out), static_cast<const T*>(bias), count, channels, relu);
   });
   KILN_CUDA_CHECK(cudaGetLastError());

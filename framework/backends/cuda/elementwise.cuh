@@ -10,6 +10,7 @@
 #include "kiln/framework/backends/cpu/broadcast_plan.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/strided_index.cuh"
 #include "kiln/framework/core/convert.h"
 #include "kiln/framework/tensor/tensor.h"
@@ -44,11 +45,7 @@ void launch_elementwise(const std::array<const Tensor*, N>& inputs, const Tensor
   }
   const int64_t n = out.numel();
   if (n == 0) return;  // no grid of zero blocks
-  constexpr int kThreads = 256;
-  // A grid-stride loop covers the rest; more blocks than this only add scheduling work.
-  constexpr int64_t kMaxBlocks = 1 << 16;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
+  const auto blocks = grid_for(n);
   const int device = out.device().index;
   const DeviceGuard guard(device);
   elementwise_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(

@@ -1,4 +1,5 @@
 #include "kiln/framework/backends/cuda/fill.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 
 #include <algorithm>
 
@@ -20,9 +21,7 @@ __global__ void fill_kernel(T* out, int64_t n, T value) {
 void fill(const Tensor& t, double value) {
   const int64_t n = t.numel();
   if (n == 0) return;
-  constexpr int kThreads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const auto blocks = grid_for(n);
   const int device = t.device().index;
   const DeviceGuard guard(device);
   visit_dtype(t.dtype(), [&]<typename T>() {

@@ -16,6 +16,7 @@
 #include "kiln/framework/backends/cuda/fused_layout.h"
 #include "kiln/framework/backends/cuda/fused_source.h"
 #include "kiln/framework/backends/cuda/gpu_code_cache.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/nvrtc_compiler.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/graph/fused_program.h"
@@ -107,11 +108,7 @@ class FusedCall {
     std::vector<void*> args{&n, &out};
     for (const void*& in : inputs) args.push_back(&in);
     if (!index_.empty()) args.push_back(index_.data());
-    constexpr int kThreads = 256;
-    // As launch_elementwise: a grid-stride loop covers the rest.
-    constexpr int64_t kMaxBlocks = 1 << 16;
-    const auto blocks =
-        static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
+    const auto blocks = grid_for(n);
     const DeviceGuard guard(device_);
     KILN_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(kernel_), dim3(blocks),
                                      dim3(kThreads), args.data(), 0, current_stream(device_)));

@@ -5,9 +5,11 @@
 // so repeated indices add up in the CPU's order without atomics: the same bits on both devices.
 #include <algorithm>
 
+#include "kiln/framework/backends/axis_split.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/core/convert.h"
 
 namespace kiln::cuda {
@@ -15,27 +17,6 @@ namespace {
 
 constexpr unsigned kIndexDTypes =
     dtype_bit(DType::i32) | dtype_bit(DType::i64) | dtype_bit(DType::u8);
-
-struct AxisSplit {
-  int64_t outer = 1, axis = 1, inner = 1;
-};
-
-AxisSplit split_at(const Shape& s, int axis) {
-  AxisSplit r;
-  for (int i = 0; i < s.rank(); ++i) {
-    if (i < axis)
-      r.outer *= s[i];
-    else if (i == axis)
-      r.axis = s[i];
-    else
-      r.inner *= s[i];
-  }
-  return r;
-}
-
-int64_t blocks_for(int64_t n, int threads) {
-  return std::min<int64_t>((n + threads - 1) / threads, int64_t{1} << 16);
-}
 
 // One thread per output element [o, j, i] = params[o, indices[j], i].
 template <typename T, typename I>
@@ -78,8 +59,6 @@ __global__ void range_kernel(int64_t* out, int64_t n) {
     out[i] = i;
 }
 
-constexpr int kThreads = 256;
-
 void gather(const KernelContext& c) {
   const Tensor& params = c.inputs[0];
   const Tensor& indices = c.inputs[1];
@@ -88,7 +67,7 @@ void gather(const KernelContext& c) {
   if (c.output.numel() == 0) return;
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
-  const auto blocks = static_cast<unsigned>(blocks_for(c.output.numel(), kThreads));
+  const auto blocks = grid_for(c.output.numel());
   visit_dtype(params.dtype(), [&]<typename T>() {
     visit_dtypes<kIndexDTypes>(indices.dtype(), "gather indices", [&]<typename I>() {
       gather_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(
@@ -109,7 +88,7 @@ void scatter_add(const KernelContext& c) {
   KILN_CUDA_CHECK(cudaMemcpyAsync(c.output.raw_data(), base.raw_data(), c.output.nbytes(),
                                   cudaMemcpyDeviceToDevice, current_stream(device)));
   if (p.outer * p.inner == 0 || n == 0) return;
-  const auto blocks = static_cast<unsigned>(blocks_for(p.outer * p.inner, kThreads));
+  const auto blocks = grid_for(p.outer * p.inner);
   visit_dtypes<kNumericDTypes>(base.dtype(), "CUDA kernel", [&]<typename T>() {
     visit_dtypes<kIndexDTypes>(indices.dtype(), "scatter_add indices", [&]<typename I>() {
       scatter_add_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(
@@ -124,8 +103,8 @@ void range_like(const KernelContext& c) {
   if (n == 0) return;
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
-  range_kernel<<<static_cast<unsigned>(blocks_for(n, kThreads)), kThreads, 0,
-                 current_stream(device)>>>(static_cast<int64_t*>(c.output.raw_data()), n);
+  range_kernel<<<grid_for(n), kThreads, 0, current_stream(device)>>>(
+      static_cast<int64_t*>(c.output.raw_data()), n);
   KILN_CUDA_CHECK(cudaGetLastError());
 }
 

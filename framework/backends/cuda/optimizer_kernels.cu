@@ -6,6 +6,7 @@
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/adam_step.h"
 
@@ -45,9 +46,7 @@ void adam_update_kernel(const KernelContext& c) {
   if (n == 0) return;
   const Tensor m_out = further_output(c, 0);
   const Tensor v_out = further_output(c, 1);
-  constexpr int kThreads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const auto blocks = grid_for(n);
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
   constexpr unsigned kUpdateDTypes = dtype_bit(DType::f32) | dtype_bit(DType::f64);

@@ -16,6 +16,7 @@
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/core/convert.h"
 
 namespace kiln::cuda {
@@ -182,10 +183,7 @@ __global__ void avg_pool_grad_kernel(const T* grad, T* dx, int64_t n, Pool p) {
 template <typename... Params, typename... Pointers>
 void launch(void (*kernel)(Params...), int device, const Pool& p, int64_t n, Pointers... pointers) {
   if (n == 0) return;  // no grid of zero blocks
-  constexpr int kThreads = 256;
-  // More blocks than this only add scheduling work.
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const auto blocks = grid_for(n);
   kernel<<<blocks, kThreads, 0, current_stream(device)>>>(pointers..., n, p);
   KILN_CUDA_CHECK(cudaGetLastError());
 }

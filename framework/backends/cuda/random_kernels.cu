@@ -6,6 +6,7 @@
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/random/philox.h"
 
 namespace kiln::cuda {
@@ -29,13 +30,11 @@ __global__ void uniform_kernel(T* out, int64_t n, const int64_t* seed) {
 void random_uniform_kernel(const KernelContext& c) {
   const int64_t n = c.output.numel();
   if (n == 0) return;
-  constexpr int kThreads = 256;
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
   visit_dtypes<kFloatingDTypes>(c.output.dtype(), "CUDA kernel", [&]<typename T>() {
     const int64_t blocks = (n + random::kUniformPerBlock<T> - 1) / random::kUniformPerBlock<T>;
-    const auto grid = static_cast<unsigned>(
-        std::min<int64_t>((blocks + kThreads - 1) / kThreads, int64_t{1} << 16));
+    const auto grid = grid_for(blocks);
     uniform_kernel<<<grid, kThreads, 0, current_stream(device)>>>(
         static_cast<T*>(c.output.raw_data()), n, data_of<int64_t>(c.inputs[1]));
   });

@@ -14,6 +14,7 @@
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/fill.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/strided_index.cuh"
 #include "kiln/framework/core/convert.h"
 
@@ -115,7 +116,7 @@ void reduce(const KernelContext& c) {
   if (outputs == 0) return;
   const int threads = static_cast<int>(
       std::clamp<uint64_t>(std::bit_ceil(static_cast<uint64_t>(reduced)), 32, kMaxThreads));
-  const auto blocks = static_cast<unsigned>(std::min<int64_t>(outputs, 1 << 16));
+  const auto blocks = static_cast<unsigned>(std::min(outputs, kMaxBlocks));  // one per output
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
   visit_dtypes<kNumericDTypes>(x.dtype(), "CUDA kernel", [&]<typename T>() {
@@ -160,9 +161,7 @@ void arg_reduce(const KernelContext& c) {
              ": cannot reduce an empty axis");
   const int64_t n = c.output.numel();
   if (n == 0) return;
-  constexpr int kThreads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const auto blocks = grid_for(n);
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
   visit_dtypes<kNumericDTypes>(x.dtype(), "CUDA kernel", [&]<typename T>() {

@@ -10,6 +10,7 @@
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/rnn_cells.cuh"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/rnn_operands.h"
@@ -22,13 +23,6 @@ using recurrent::CellSpec;
 using rnn::Cell;
 using rnn::CellLayout;
 using rnn::RnnOperands;
-
-constexpr int kThreads = 256;
-
-// Blocks for one thread per element of n; a grid-stride loop covers the rest.
-unsigned blocks_for(int64_t n) {
-  return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
-}
 
 int as_int(int64_t v, const char* what) {
   KILN_CHECK(v <= std::numeric_limits<int>::max(), "kiln::ops::rnn_sequence on CUDA: ", what, " ",
@@ -164,7 +158,7 @@ void rnn_forward(const KernelContext& c) {
                              dropout,
                              static_cast<T*>(c.output.raw_data()),
                              dropout != nullptr ? static_cast<T*>(dropped_h.raw_data()) : nullptr};
-  initial_record_kernel<<<blocks_for(q.batch * q.record_width), kThreads, 0, stream>>>(
+  initial_record_kernel<<<grid_for(q.batch * q.record_width), kThreads, 0, stream>>>(
       q, d, data_of<T>(initial), initial.dim(0) == 1);
   KILN_CUDA_CHECK(cudaGetLastError());
   const cublasHandle_t handle = cublas_handle(device.index);
@@ -175,7 +169,7 @@ void rnn_forward(const KernelContext& c) {
     const int64_t h_stride = d.dropped_h != nullptr ? u : q.record_stride;
     gemm<T>(handle, q.batch, q.width, u, h_prev, h_stride, data_of<T>(kernel), q.width, false,
             static_cast<T*>(recurrent.raw_data()), q.width);
-    forward_step_kernel<<<blocks_for(q.batch * u), kThreads, 0, stream>>>(q, d, s);
+    forward_step_kernel<<<grid_for(q.batch * u), kThreads, 0, stream>>>(q, d, s);
     KILN_CUDA_CHECK(cudaGetLastError());
   }
 }
@@ -313,7 +307,7 @@ void rnn_backward(const KernelContext& c) {
                               grad_stride,
                               first_step_row};
   const cublasHandle_t handle = cublas_handle(device.index);
-  const unsigned blocks = blocks_for(q.batch * u);
+  const unsigned blocks = grid_for(q.batch * u);
   for (int64_t s = q.time - 1; s >= 0; --s) {
     backward_step_kernel<<<blocks, kThreads, 0, stream>>>(q, d, s);
     KILN_CUDA_CHECK(cudaGetLastError());

@@ -1,3 +1,4 @@
+#include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/strided_copy.h"
 
 #include <algorithm>
@@ -25,9 +26,7 @@ __global__ void copy_kernel(Word* dst, const Word* src, int64_t n,
 template <typename Word>
 void launch(const DeviceView& dst, const DeviceView& src, const StridedIndex<2>& index, int64_t n,
             int device) {
-  constexpr int kThreads = 256;
-  const auto blocks =
-      static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, int64_t{1} << 16));
+  const auto blocks = grid_for(n);
   copy_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(
       static_cast<Word*>(dst.base), static_cast<const Word*>(src.base), n, index);
 }
