@@ -25,7 +25,9 @@ class Backend {
   // Number of devices of this type visible to the process (0 when the driver finds none).
   virtual int device_count() const = 0;
   virtual Allocator& allocator(int index) = 0;
-  // Copies are ordered on the device's current stream and complete before returning.
+  // Copies are ordered on the device's current stream with its kernels. A copy to the host is
+  // complete on return; the others may still be queued, but their source may be reused (and a
+  // host source freed) on return.
   virtual void copy_from_host(void* dst, const void* src, size_t bytes, int index) = 0;
   virtual void copy_to_host(void* dst, const void* src, size_t bytes, int index) = 0;
   virtual void copy_on_device(void* dst, const void* src, size_t bytes, int index) = 0;

@@ -1,10 +1,12 @@
-// The CUDA backend: a caching allocator per GPU and copies ordered on the device's stream.
+// The CUDA backend: a caching allocator per GPU and copies ordered on the device's stream; only
+// a copy to the host waits for it.
 #include <memory>
 #include <vector>
 
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/backends/cuda/caching_allocator.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/backends/cuda/pinned_staging.h"
 #include "kiln/framework/core/error.h"
 
 namespace kiln {
@@ -13,8 +15,10 @@ namespace {
 class CudaBackend final : public Backend {
  public:
   CudaBackend() {
-    for (int d = 0; d < cuda::device_count(); ++d)
+    for (int d = 0; d < cuda::device_count(); ++d) {
       allocators_.push_back(std::make_unique<cuda::CachingAllocator>(d));
+      staging_.push_back(std::make_unique<cuda::PinnedStaging>());
+    }
   }
 
   DeviceType type() const override { return DeviceType::cuda; }
@@ -25,11 +29,20 @@ class CudaBackend final : public Backend {
     return *allocators_[static_cast<size_t>(index)];
   }
 
+  // Queued behind the device's work without waiting for it (through pinned staging).
   void copy_from_host(void* dst, const void* src, size_t bytes, int index) override {
-    copy(dst, src, bytes, cudaMemcpyHostToDevice, index);
+    check_index(index);
+    const cuda::DeviceGuard guard(index);
+    staging_[static_cast<size_t>(index)]->copy_to_device(dst, src, bytes,
+                                                         cuda::current_stream(index));
   }
+  // Waits for the stream: the host reads the result when this returns.
   void copy_to_host(void* dst, const void* src, size_t bytes, int index) override {
-    copy(dst, src, bytes, cudaMemcpyDeviceToHost, index);
+    check_index(index);
+    const cuda::DeviceGuard guard(index);
+    const cudaStream_t stream = cuda::current_stream(index);
+    KILN_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream));
+    KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   // Ordered on the stream with the kernels before and after it: no wait, as no host buffer is
   // involved.
@@ -52,18 +65,8 @@ class CudaBackend final : public Backend {
                device_count(), " CUDA device(s) are visible");
   }
 
-  // Between host and device, on the device's stream, so a copy sees the results of kernels
-  // queued before it; waiting for the stream makes the copy complete (and host buffers
-  // reusable) on return.
-  void copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, int index) {
-    check_index(index);
-    const cuda::DeviceGuard guard(index);
-    const cudaStream_t stream = cuda::current_stream(index);
-    KILN_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
-    KILN_CUDA_CHECK(cudaStreamSynchronize(stream));
-  }
-
   std::vector<std::unique_ptr<cuda::CachingAllocator>> allocators_;
+  std::vector<std::unique_ptr<cuda::PinnedStaging>> staging_;
 };
 
 }  // namespace
