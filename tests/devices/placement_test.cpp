@@ -68,6 +68,12 @@ TEST(Placement, AModelBuiltByItsFirstBatchBuildsOnTheDevice) {
   model.train_on_batch({x}, {zeros({x.dim(0), 4}, DType::f32, Device::cpu())});
   ASSERT_EQ(model.weights().size(), 4u);
   for (const Variable& v : model.weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
+  // Or by build, after compile.
+  Sequential built({layers::Flatten(), layers::Dense(8)});
+  built.compile({.optimizer = "adam", .loss = "mse", .device = "cuda:0"});
+  built.build({Shape({-1, 8, 8})});
+  ASSERT_EQ(built.weights().size(), 2u);
+  for (const Variable& v : built.weights()) EXPECT_EQ(v.value().device(), kGpu) << v.name();
 }
 
 TEST(Placement, AnUncompiledModelPredictsWhereCompileWouldHavePutIt) {

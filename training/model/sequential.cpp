@@ -1,5 +1,7 @@
 #include "kiln/training/model/sequential.h"
 
+#include <optional>
+
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/layers/core/input_layer.h"
@@ -76,7 +78,10 @@ void Sequential::build(const std::vector<Shape>& input_shapes) {
              input_shapes.size());
   std::vector<int64_t> dims = input_shapes[0].dims();
   if (!dims.empty()) dims[0] = -1;  // the batch dim is free
-  // On the device the first batch is built on (the trainer's, under its DeviceScope).
+  // On the model's device once compiled (build called after compile), else where the caller is
+  // (a DeviceScope's device, the trainer's for the first batch).
+  std::optional<DeviceScope> on_model_device;
+  if (compiled()) on_model_device.emplace(device());
   input_spec_ = TensorMeta{dtype_policy().compute, Shape(std::move(dims)), default_device()};
   build_symbolically();
 }
