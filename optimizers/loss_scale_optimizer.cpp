@@ -18,7 +18,9 @@ Tensor all_finite(const std::vector<Tensor>& gradients) {
   std::vector<Tensor> largest;
   for (const Tensor& g : gradients)
     if (g.defined())
-      largest.push_back(ops::reshape(ops::cast(ops::max(ops::abs(g)), DType::f32), {1}));
+      largest.push_back(ops::reshape(ops::cast(ops::max(ops::abs(g)), DType::f64), {1}));
+  // None at all: the inner optimizer says so.
+  if (largest.empty()) return scalar(1, DType::boolean);
   return ops::less(ops::max(ops::concat(largest, 0)), std::numeric_limits<double>::infinity());
 }
 

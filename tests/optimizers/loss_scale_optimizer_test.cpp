@@ -75,6 +75,12 @@ TEST(LossScaleOptimizer, ANonFiniteGradientSkipsTheStepAndHalvesTheScale) {
   }
 }
 
+TEST(LossScaleOptimizer, NoGradientAtAllIsTheInnerOptimizersError) {
+  Scaled s;
+  testing::expect_error([&] { s.optimizer.apply_gradients({Tensor()}, {s.weight}); },
+                        "no gradients provided for any variable ('w')");
+}
+
 TEST(LossScaleOptimizer, TracedStepsEqualEagerOnes) {
   const std::vector<Tensor> steps{row({8, -16, 4}), row({1, kInf, 1}), row({2, 2, -2}),
                                   row({3, 1, 0})};
