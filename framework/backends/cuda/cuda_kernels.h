@@ -11,6 +11,7 @@ void register_random_kernels(OpTable& table);
 void register_optimizer_kernels(OpTable& table);
 void register_shape_kernels(OpTable& table);
 void register_index_kernels(OpTable& table);
+void register_scatter_add_kernel(OpTable& table);
 void register_rnn_kernels(OpTable& table);
 void register_conv_kernels(OpTable& table);
 void register_pool_kernels(OpTable& table);

@@ -1,8 +1,7 @@
-// gather, scatter_add and range_like on CUDA, over (outer, axis, inner) views as on the CPU.
-// Indices live on the device, so they cannot be checked before the launch: an index outside
-// [0, axis) gathers zeros and scatters nothing, as TensorFlow's GPU kernels do.
-// scatter_add gives each thread one column of one outer slice and walks the indices in order,
-// so repeated indices add up in the CPU's order without atomics: the same bits on both devices.
+// gather and range_like on CUDA, over (outer, axis, inner) views as on the CPU (scatter_add,
+// gather's adjoint, is scatter_add_kernel.cu). Indices live on the device, so they cannot be
+// checked before the launch: an index outside [0, axis) gathers zeros, as TensorFlow's GPU
+// kernel does.
 #include <algorithm>
 
 #include "kiln/framework/backends/axis_split.h"
@@ -33,26 +32,6 @@ __global__ void gather_kernel(T* out, const T* params, const I* indices, AxisSpl
   }
 }
 
-// One thread per (outer slice, column): out[o, indices[j], i] += updates[o, j, i] for j in order.
-template <typename T, typename I>
-__global__ void scatter_add_kernel(T* out, const T* updates, const I* indices, AxisSplit p,
-                                   int64_t n) {
-  using C = compute_t<T>;
-  const int64_t columns = p.outer * p.inner;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < columns;
-       k += step) {
-    const int64_t o = k / p.inner, i = k % p.inner;
-    for (int64_t j = 0; j < n; ++j) {
-      const auto row = static_cast<int64_t>(indices[j]);
-      if (row < 0 || row >= p.axis) continue;
-      T& d = out[(o * p.axis + row) * p.inner + i];
-      d = convert_value<T>(convert_value<C>(d) +
-                           convert_value<C>(updates[(o * n + j) * p.inner + i]));
-    }
-  }
-}
-
 __global__ void range_kernel(int64_t* out, int64_t n) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
@@ -77,27 +56,6 @@ void gather(const KernelContext& c) {
   KILN_CUDA_CHECK(cudaGetLastError());
 }
 
-void scatter_add(const KernelContext& c) {
-  const Tensor& base = c.inputs[0];
-  const Tensor& indices = c.inputs[1];
-  const Tensor& updates = c.inputs[2];
-  const AxisSplit p = split_at(base.shape(), static_cast<int>(c.attrs.get_int("axis")));
-  const int64_t n = indices.numel();
-  const int device = c.output.device().index;
-  const DeviceGuard guard(device);
-  KILN_CUDA_CHECK(cudaMemcpyAsync(c.output.raw_data(), base.raw_data(), c.output.nbytes(),
-                                  cudaMemcpyDeviceToDevice, current_stream(device)));
-  if (p.outer * p.inner == 0 || n == 0) return;
-  const auto blocks = grid_for(p.outer * p.inner);
-  visit_dtypes<kNumericDTypes>(base.dtype(), "CUDA kernel", [&]<typename T>() {
-    visit_dtypes<kIndexDTypes>(indices.dtype(), "scatter_add indices", [&]<typename I>() {
-      scatter_add_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(
-          static_cast<T*>(c.output.raw_data()), data_of<T>(updates), data_of<I>(indices), p, n);
-    });
-  });
-  KILN_CUDA_CHECK(cudaGetLastError());
-}
-
 void range_like(const KernelContext& c) {
   const int64_t n = c.output.numel();
   if (n == 0) return;
@@ -113,7 +71,6 @@ void range_like(const KernelContext& c) {
 void register_index_kernels(OpTable& t) {
   constexpr auto gpu = DeviceType::cuda;
   t.set_kernel(OpId::gather, gpu, gather);
-  t.set_kernel(OpId::scatter_add, gpu, scatter_add);
   t.set_kernel(OpId::range_like, gpu, range_like);
 }
 

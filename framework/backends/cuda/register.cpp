@@ -13,6 +13,7 @@ void register_cuda_kernels(OpTable& table) {
   cuda::register_optimizer_kernels(table);
   cuda::register_shape_kernels(table);
   cuda::register_index_kernels(table);
+  cuda::register_scatter_add_kernel(table);
   cuda::register_rnn_kernels(table);
   cuda::register_conv_kernels(table);
   cuda::register_pool_kernels(table);
