@@ -171,6 +171,15 @@ void reduction_cases(std::vector<ParityCase>& cases) {
       [](const auto& x) { return ops::sum(x[0], {1}); });
   add(cases, OpId::reduce_max, DType::f32, {values({3, 1000}, DType::f32, false)},
       [](const auto& x) { return ops::max(x[0], {1}); });
+  // Few and long: reduced in parts, then the parts' results (multiples of 1/4 add exactly).
+  for (const DType dtype : {DType::f32, DType::f64, DType::i64}) {
+    add(cases, OpId::reduce_sum, dtype, {values({3, 20000}, dtype, false)},
+        [](const auto& x) { return ops::sum(x[0], {1}); });
+    add(cases, OpId::reduce_sum, dtype, {values({200, 300}, dtype, false)},
+        [](const auto& x) { return ops::sum(x[0]); });
+    add(cases, OpId::reduce_min, dtype, {values({20001}, dtype, false)},
+        [](const auto& x) { return ops::min(x[0]); });
+  }
   // Few factors, so that no dtype overflows.
   for (const DType dtype : kNumeric)
     for (const std::vector<int64_t>& axes : {std::vector<int64_t>{1}, {2}, {1, 2}})

@@ -1,10 +1,11 @@
 // The reductions on CUDA over any axes, without first moving them together: each block reduces
-// the elements of one output (blocks stride over outputs), its threads striding over the
-// reduced elements and then combining in shared memory. They accumulate in the compute type
-// and combine as the CPU's do (max and min keep a NaN). One block per output leaves a full
-// reduction of a large tensor to one SM, which is fine for losses and the gradients of
-// broadcasting; a two-pass kernel can come when it shows up. argmax/argmin walk their one axis
-// per output in order, as the CPU, so ties go to the first index on both.
+// one part of one output's elements (blocks stride over the parts), its threads striding over
+// them and then combining in shared memory. An output is one part unless the outputs are too
+// few to fill the GPU and each is long (a loss, a gradient's norm or finiteness check): then
+// its elements split into parts of kPartLength, reduced into a row of partial results that a
+// second pass reduces. They accumulate in the compute type and combine as the CPU's do (max and
+// min keep a NaN). argmax/argmin walk their one axis per output in order, as the CPU, so ties
+// go to the first index on both.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -66,18 +67,26 @@ struct Min {
   }
 };
 
-// `kept` walks the outputs' input offsets, `reduced_index` the offsets of one output's
-// elements; blockDim.x is a power of two. `init` comes from the host (Op::init<C>()).
-template <typename Op, typename T, typename C>
-__global__ void reduce_kernel(T* out, const T* in, int64_t outputs, int64_t reduced,
+// Outputs fewer than this, each longer than kPartLength, are reduced in parts.
+constexpr int64_t kFewOutputs = 128;
+constexpr int64_t kPartLength = 8192;
+
+// Output q is part q % parts of output q / parts: the elements [part * part_length, ...) of
+// those `kept` and `reduced_index` address (the outputs' input offsets, and the offsets of one
+// output's elements). blockDim.x is a power of two; `init` comes from the host.
+template <typename Op, typename In, typename Out, typename C>
+__global__ void reduce_kernel(Out* out, const In* in, int64_t outputs, int64_t parts,
+                              int64_t part_length, int64_t reduced,
                               const __grid_constant__ StridedIndex<1> kept,
                               const __grid_constant__ StridedIndex<1> reduced_index, C init) {
   __shared__ C partial[kMaxThreads];
-  for (int64_t o = blockIdx.x; o < outputs; o += gridDim.x) {
+  for (int64_t q = blockIdx.x; q < outputs * parts; q += gridDim.x) {
     int64_t base[1];
-    kept.offsets(o, base);
+    kept.offsets(q / parts, base);
+    const int64_t begin = (q % parts) * part_length;
+    const int64_t end = begin + part_length < reduced ? begin + part_length : reduced;
     C acc = init;
-    for (int64_t r = threadIdx.x; r < reduced; r += blockDim.x) {
+    for (int64_t r = begin + threadIdx.x; r < end; r += blockDim.x) {
       int64_t off[1];
       reduced_index.offsets(r, off);
       acc = Op::combine(acc, convert_value<C>(in[base[0] + off[0]]));
@@ -89,9 +98,15 @@ __global__ void reduce_kernel(T* out, const T* in, int64_t outputs, int64_t redu
         partial[threadIdx.x] = Op::combine(partial[threadIdx.x], partial[threadIdx.x + s]);
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[o] = convert_value<T>(partial[0]);
-    __syncthreads();  // partial[0] is read before the next output overwrites it
+    if (threadIdx.x == 0) out[q] = convert_value<Out>(partial[0]);
+    __syncthreads();  // partial[0] is read before the next part overwrites it
   }
+}
+
+// Threads for reducing `length` elements a block: a power of two in [32, kMaxThreads].
+int threads_for(int64_t length) {
+  return static_cast<int>(
+      std::clamp<uint64_t>(std::bit_ceil(static_cast<uint64_t>(length)), 32, kMaxThreads));
 }
 
 template <typename Op>
@@ -114,15 +129,35 @@ void reduce(const KernelContext& c) {
   }
   const int64_t outputs = c.output.numel();
   if (outputs == 0) return;
-  const int threads = static_cast<int>(
-      std::clamp<uint64_t>(std::bit_ceil(static_cast<uint64_t>(reduced)), 32, kMaxThreads));
-  const auto blocks = static_cast<unsigned>(std::min(outputs, kMaxBlocks));  // one per output
+  const int64_t parts =
+      outputs < kFewOutputs && reduced > kPartLength
+          ? std::min<int64_t>((reduced + kPartLength - 1) / kPartLength, kMaxThreads)
+          : 1;
+  const int64_t part_length = (reduced + parts - 1) / parts;
   const int device = c.output.device().index;
   const DeviceGuard guard(device);
+  const cudaStream_t stream = current_stream(device);
+  const auto blocks = [](int64_t n) { return static_cast<unsigned>(std::min(n, kMaxBlocks)); };
   visit_dtypes<kNumericDTypes>(x.dtype(), "CUDA kernel", [&]<typename T>() {
     using C = compute_t<T>;
-    reduce_kernel<Op><<<blocks, threads, 0, current_stream(device)>>>(
-        static_cast<T*>(c.output.raw_data()), data_of<T>(x), outputs, reduced, kept, reduced_index,
+    T* out = static_cast<T*>(c.output.raw_data());
+    if (parts == 1) {
+      reduce_kernel<Op><<<blocks(outputs), threads_for(reduced), 0, stream>>>(
+          out, data_of<T>(x), outputs, 1, reduced, reduced, kept, reduced_index,
+          Op::template init<C>());
+      return;
+    }
+    // Each output's parts into a row of partial results, then each row into its output.
+    const Tensor partials = Tensor::empty({outputs * parts}, dtype_of<C>(), c.output.device());
+    C* row = static_cast<C*>(partials.raw_data());
+    reduce_kernel<Op><<<blocks(outputs * parts), kMaxThreads, 0, stream>>>(
+        row, data_of<T>(x), outputs, parts, part_length, reduced, kept, reduced_index,
+        Op::template init<C>());
+    StridedIndex<1> rows, along_row;
+    rows.append(outputs, {parts});
+    along_row.append(parts, {1});
+    reduce_kernel<Op><<<blocks(outputs), threads_for(parts), 0, stream>>>(
+        out, static_cast<const C*>(row), outputs, 1, parts, parts, rows, along_row,
         Op::template init<C>());
   });
   KILN_CUDA_CHECK(cudaGetLastError());
