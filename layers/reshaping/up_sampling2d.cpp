@@ -8,12 +8,12 @@
 namespace kiln::layers {
 namespace {
 
-// Each source index `factor` times in a row: {0, 0, 1, 1, ...}.
-Tensor repeated_indices(int64_t length, int64_t factor) {
+// Each source index `factor` times in a row: {0, 0, 1, 1, ...}, on the input's device.
+Tensor repeated_indices(int64_t length, int64_t factor, const Device& device) {
   std::vector<int64_t> idx;
   for (int64_t i = 0; i < length; ++i)
     for (int64_t k = 0; k < factor; ++k) idx.push_back(i);
-  return from_vector(idx, {length * factor}, DType::i64);
+  return from_vector(idx, {length * factor}, DType::i64, device);
 }
 
 }  // namespace
@@ -31,8 +31,8 @@ std::vector<Tensor> UpSampling2D::call(const std::vector<Tensor>& inputs, const 
   KILN_CHECK(x.rank() == 4 && x.dim(1) >= 0 && x.dim(2) >= 0,
              "UpSampling2D expects NHWC inputs with known height and width, got ", x.shape());
   // Nearest-neighbour upsampling by an integer factor is a gather of repeated indices per axis.
-  const Tensor rows = ops::gather(x, repeated_indices(x.dim(1), size_[0]), 1);
-  return {ops::gather(rows, repeated_indices(x.dim(2), size_[1]), 2)};
+  const Tensor rows = ops::gather(x, repeated_indices(x.dim(1), size_[0], x.device()), 1);
+  return {ops::gather(rows, repeated_indices(x.dim(2), size_[1], rows.device()), 2)};
 }
 
 namespace {

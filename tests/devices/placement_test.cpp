@@ -173,6 +173,15 @@ TEST(DeviceChoice, AVisibleGpuIsChosenAndNamedInTheLogAndSummary) {
 
 TEST(DeviceChoice, ADeviceScopeOrANamedDeviceWins) {
   {
+    const DeviceScope gpu("cuda:0");
+    {
+      const DeviceScope cpu("cpu");
+      EXPECT_TRUE(zeros({1}).device().is_cpu());
+    }
+    EXPECT_EQ(zeros({1}).device(), kGpu);  // the inner scope restored the outer one
+    EXPECT_EQ(reference_model(ReferenceModel::mlp, "")->device(), kGpu);
+  }
+  {
     const DeviceScope cpu("cpu");
     EXPECT_EQ(reference_model(ReferenceModel::mlp, "")->device(), Device::cpu());
     EXPECT_EQ(reference_model(ReferenceModel::mlp, "cuda")->device(), kGpu);

@@ -7,7 +7,8 @@
 namespace kiln::metrics {
 
 void Metric::reset_state() {
-  for (const Variable& v : variables_) v.assign(zeros(v.shape(), v.dtype()));
+  // Zeros made where the state lives: no copy to a GPU per reset.
+  for (const Variable& v : variables_) v.assign(zeros(v.shape(), v.dtype(), v.meta().device));
 }
 
 Config Metric::get_config() const {

@@ -1,7 +1,5 @@
 #include "kiln/training/model/trainer.h"
 
-#include "kiln/optimizers/loss_scale_optimizer.h"
-
 #include <set>
 #include <string>
 
@@ -10,6 +8,7 @@
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/losses/registry.h"
+#include "kiln/optimizers/loss_scale_optimizer.h"
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/metrics/reduction_metrics.h"
 #include "kiln/training/metrics/registry.h"

@@ -61,7 +61,7 @@ void save_checkpoint(const CheckpointContents& contents, const std::string& path
     kiln.write("step", scalar(static_cast<double>(state.step), DType::i64, Device::cpu()));
     kiln.write("generator", from_vector<int64_t>({static_cast<int64_t>(gen.seed()),
                                                   static_cast<int64_t>(gen.draws())},
-                                                 Shape({2})));
+                                                 Shape({2}), DType::i64, Device::cpu()));
     kiln.set_attr("model_config", contents.model_config);
     kiln.set_attr("run_config", run_config);
   });

@@ -7,15 +7,13 @@
 #include "kiln/framework/backends/axis_split.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/fill.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
 #include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/core/convert.h"
 
 namespace kiln::cuda {
 namespace {
-
-constexpr unsigned kIndexDTypes =
-    dtype_bit(DType::i32) | dtype_bit(DType::i64) | dtype_bit(DType::u8);
 
 // One thread per output element [o, j, i] = params[o, indices[j], i].
 template <typename T, typename I>
@@ -30,12 +28,6 @@ __global__ void gather_kernel(T* out, const T* params, const I* indices, AxisSpl
     const auto row = static_cast<int64_t>(indices[j]);
     out[k] = row >= 0 && row < p.axis ? params[(o * p.axis + row) * p.inner + i] : T{};
   }
-}
-
-__global__ void range_kernel(int64_t* out, int64_t n) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
-    out[i] = i;
 }
 
 void gather(const KernelContext& c) {
@@ -57,13 +49,7 @@ void gather(const KernelContext& c) {
 }
 
 void range_like(const KernelContext& c) {
-  const int64_t n = c.output.numel();
-  if (n == 0) return;
-  const int device = c.output.device().index;
-  const DeviceGuard guard(device);
-  range_kernel<<<grid_for(n), kThreads, 0, current_stream(device)>>>(
-      static_cast<int64_t*>(c.output.raw_data()), n);
-  KILN_CUDA_CHECK(cudaGetLastError());
+  iota(c.output);
 }
 
 }  // namespace

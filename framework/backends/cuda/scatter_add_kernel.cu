@@ -5,6 +5,7 @@
 // and every column of every row touched in parallel (an Embedding's gradient over a batch of
 // tokens takes one pass, not one thread per column walking every token). An index outside
 // [0, axis) adds nothing, as TensorFlow's GPU kernel.
+#include <algorithm>
 #include <climits>
 
 #include <cub/device/device_radix_sort.cuh>
@@ -12,21 +13,13 @@
 #include "kiln/framework/backends/axis_split.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/fill.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
 #include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/core/convert.h"
 
 namespace kiln::cuda {
 namespace {
-
-constexpr unsigned kIndexDTypes =
-    dtype_bit(DType::i32) | dtype_bit(DType::i64) | dtype_bit(DType::u8);
-
-__global__ void iota_kernel(int64_t* out, int64_t n) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
-    out[i] = i;
-}
 
 // keys: the indices sorted; positions: their j, in order within each run of one index.
 template <typename T, typename I>
@@ -59,8 +52,7 @@ void sort_by_index(const Tensor& indices, const Tensor& keys, const Tensor& posi
   const int64_t n = indices.numel();
   KILN_CHECK(n <= INT_MAX, "kiln::ops::scatter_add on CUDA: ", n, " indices exceed ", INT_MAX);
   const Tensor order = Tensor::empty({n}, DType::i64, indices.device());
-  iota_kernel<<<grid_for(n), kThreads, 0, stream>>>(static_cast<int64_t*>(order.raw_data()), n);
-  KILN_CUDA_CHECK(cudaGetLastError());
+  iota(order);
   const auto sort = [&](void* scratch, size_t& bytes) {
     return cub::DeviceRadixSort::SortPairs(
         scratch, bytes, data_of<I>(indices), static_cast<I*>(keys.raw_data()),
