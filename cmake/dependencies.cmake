@@ -1,6 +1,8 @@
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 find_package(dnnl REQUIRED CONFIG)
 find_package(ZLIB REQUIRED)
+# OpenMPI: the communicator of multi-process training (framework/distributed/).
+find_package(MPI REQUIRED COMPONENTS C)
 # HDF5 through pkg-config's imported target, which an installed kiln's config finds again by
 # name: FindHDF5's C component would make its consumers enable C, and its library paths are the
 # build machine's.

@@ -1,6 +1,7 @@
 #include "kiln/configs/run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -20,6 +21,7 @@
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/callbacks/csv_logger.h"
 #include "kiln/training/callbacks/model_checkpoint.h"
+#include "kiln/training/distribute/strategy.h"
 #include "kiln/training/metrics/registry.h"
 #include "kiln/training/saving/atomic_write.h"
 
@@ -34,35 +36,55 @@ struct Training {
   int64_t steps_per_execution = 1;
   bool run_eagerly = false;
   StepShapes step_shapes = StepShapes::model_inputs;
-  std::string device;  // distribute's, for compile ("": compile chooses)
+  std::string device;                // distribute's, for compile ("": compile chooses)
+  distribute::StrategyPtr strategy;  // a data-parallel strategy, or null
 };
 
-// The device the run names for compile ("" when it names none: compile chooses). A GPU this
-// build or machine lacks is refused at its line; a run never falls back from a GPU it names.
-std::string run_device(const Config& run) {
-  const Config* d = run.find("distribute");
-  if (d == nullptr || d->is_null()) return "";
-  d->check_keys({"strategy", "devices"}, "distribute");
-  const std::string strategy = d->get_string("strategy", "default");
-  KILN_CHECK(strategy == "default" || strategy == "one_device", (*d)["strategy"].where(),
-             "strategy '", strategy,
-             "' is not available yet: kiln trains on one device (default or one_device)");
-  const Config* devices = d->find("devices");
-  if (devices == nullptr || devices->is_null()) return "";
-  const std::vector<Config>& list = devices->as_list();
-  KILN_CHECK(list.size() == 1, devices->where(), "strategy '", strategy,
-             "' trains on one device, but ", list.size(), " are named");
-  return located(list[0], [&] {
-    const std::string name = list[0].as_string();
+// The device a distribute entry names: refused at its line where this build or machine lacks it;
+// a run never falls back from a GPU it names.
+std::string device_named(const Config& entry) {
+  return located(entry, [&] {
+    const std::string name = entry.as_string();
     const Device device = name == "cpu:0" ? Device::cpu() : Device::parse(name);
     (void)backend_for(device);  // says why this build or machine cannot use it
     return device.to_string();
   });
 }
 
+// The distribute section: one device (default, one_device: the device for compile, "" when none
+// is named and compile chooses), or a data-parallel strategy (mirrored, multi_worker) with its
+// gradient bucket size (bucket_mb), whether buckets overlap backward (overlap) and the
+// collective timeout (timeout_s).
+void read_distribute(const Config& run, Training& t) {
+  const Config* d = run.find("distribute");
+  if (d == nullptr || d->is_null()) return;
+  d->check_keys({"strategy", "devices", "bucket_mb", "timeout_s", "overlap"}, "distribute");
+  const std::string strategy = d->get_string("strategy", "default");
+  const bool one_device = strategy == "default" || strategy == "one_device";
+  std::vector<std::string> devices;
+  if (const Config* list = d->find("devices"); list != nullptr && !list->is_null()) {
+    KILN_CHECK(!one_device || list->as_list().size() <= 1, list->where(), "strategy '", strategy,
+               "' trains on one device, but ", list->as_list().size(), " are named");
+    for (const Config& entry : list->as_list()) devices.push_back(device_named(entry));
+  }
+  if (one_device && !devices.empty()) t.device = devices[0];
+  for (const char* key : {"bucket_mb", "timeout_s"})
+    KILN_CHECK(one_device || !d->contains(key) || (*d)[key].as_double() > 0, (*d)[key].where(), key,
+               " must be positive");
+  if (one_device) return;
+  t.strategy =
+      located((*d)["strategy"], [&] { return distribute::make_strategy(strategy, devices); });
+  if (d->contains("bucket_mb"))
+    t.strategy->set_bucket_bytes(static_cast<int64_t>((*d)["bucket_mb"].as_double() * (1 << 20)));
+  t.strategy->set_overlap(d->get_bool("overlap", true));
+  if (d->contains("timeout_s"))
+    t.strategy->communicator().set_timeout(
+        std::chrono::milliseconds(static_cast<int64_t>((*d)["timeout_s"].as_double() * 1000)));
+}
+
 Training training_of(const Config& run) {
   Training t;
-  t.device = run_device(run);
+  read_distribute(run, t);
   const Config* c = run.find("training");
   if (c == nullptr || c->is_null()) return t;
   c->check_keys({"epochs", "seed", "steps_per_execution", "run_eagerly", "step_shapes"},
@@ -165,6 +187,7 @@ CompileOptions compile_options(const Config& run, const Training& t) {
   o.steps_per_execution = t.steps_per_execution;
   o.step_shapes = t.step_shapes;
   o.device = t.device;
+  o.strategy = t.strategy;
   return o;
 }
 
@@ -268,8 +291,13 @@ TrainResult train(const Config& run, const TrainOptions& options) {
 
   TrainResult result;
   result.output_dir = output_dir(run);
-  fs::create_directories(result.output_dir);
-  write_text((fs::path(result.output_dir) / "config.yaml").string(), to_yaml(resolved));
+  result.chief = model->is_chief();
+  // One run directory for all replicas: the chief's (the others' file-writing callbacks do not
+  // run, training/callbacks/callback.h).
+  if (result.chief) {
+    fs::create_directories(result.output_dir);
+    write_text((fs::path(result.output_dir) / "config.yaml").string(), to_yaml(resolved));
+  }
   const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();
 
   const std::string run_config = resolved.to_json();

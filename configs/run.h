@@ -3,8 +3,9 @@
 //
 // Top-level keys (Keras names throughout): model, data, loss, optimizer, metrics, callbacks,
 // training {epochs, seed, steps_per_execution, run_eagerly, step_shapes}, precision (a dtype
-// policy name), distribute {strategy}, checkpoint {directory, filename, monitor, mode,
-// save_best_only, save_freq, keep_last}, output {dir}. See configs/*.yaml.
+// policy name), distribute {strategy, devices, bucket_mb, overlap, timeout_s}, checkpoint
+// {directory, filename, monitor, mode, save_best_only, save_freq, keep_last}, output {dir}. See
+// configs/*.yaml.
 #include <map>
 #include <memory>
 #include <string>
@@ -34,6 +35,8 @@ struct TrainResult {
   std::string output_dir;
   std::map<std::string, double> test_scores;  // empty when the data has no test split
   bool interrupted = false;                   // stopped by SIGINT after writing a checkpoint
+  // Whether this process reports the run: rank 0 of a data-parallel run, or the only process.
+  bool chief = true;
 };
 
 // Trains as the file says. The output directory gets config.yaml (the resolved run), log.csv

@@ -14,14 +14,16 @@ std::atomic<bool>& interrupt_requested() {
 void LatestCheckpoint::on_train_batch_end(int64_t batch, const Logs&) {
   if (!interrupt_requested().load() || interrupted_) return;
   interrupted_ = true;
-  saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch_, batch + 1}, run_config_);
+  // Every replica stops; the chief writes the (global) state.
+  if (model().is_chief())
+    saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch_, batch + 1}, run_config_);
   log(LogLevel::warning, "interrupted: wrote ", path_, " (epoch ", epoch_ + 1, ", batch ",
       batch + 1, "); `kiln train --resume` continues from it");
   model().stop_training = true;
 }
 
 void LatestCheckpoint::on_epoch_end(int epoch, Logs&) {
-  if (!interrupted_)
+  if (!interrupted_ && model().is_chief())
     saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch + 1, 0}, run_config_);
 }
 

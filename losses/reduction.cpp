@@ -7,6 +7,7 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
+#include "kiln/framework/distributed/replica_context.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/losses/prepare.h"
 
@@ -53,9 +54,9 @@ Tensor apply_mask(const Tensor& sample_weight, const Tensor& mask, DType dtype,
   Tensor mask_weight;
   if (reduction == Reduction::mean || reduction == Reduction::sum_over_batch_size) {
     // Valid positions weigh total / valid, so dividing the sum by the total count averages over
-    // the valid positions only.
-    const Tensor total = ops::size_of(valid, {}, dtype);
-    const Tensor count = ops::sum(ops::cast(valid, dtype));
+    // the valid positions only: those of the global batch, on a replica of a data-parallel step.
+    const Tensor total = distributed::global_sum(ops::size_of(valid, {}, dtype));
+    const Tensor count = distributed::global_sum(ops::sum(ops::cast(valid, dtype)));
     mask_weight = ops::where(valid, divide_no_nan(total, count), scalar(0, dtype, mask.device()));
   } else {
     mask_weight = ops::cast(valid, dtype);
@@ -72,7 +73,9 @@ Tensor reduce_values(const Tensor& values, const Tensor& sample_weight, Reductio
   const Tensor divisor = reduction == Reduction::mean_with_sample_weight && sample_weight.defined()
                              ? ops::sum(sample_weight)
                              : ops::size_of(values, {}, values.dtype());
-  return divide_no_nan(total, divisor);
+  // A replica's loss is its share of the global batch's (Keras divides by the global batch):
+  // the replicas' losses, and so their gradients, sum to those of one device on the whole batch.
+  return divide_no_nan(total, distributed::global_sum(divisor));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "apps/kiln/cli.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -8,9 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "apps/kiln/launch_ranks.h"
 #include "kiln/configs/run.h"
 #include "kiln/datasets/npy_file.h"
 #include "kiln/framework/core/log.h"
+#include "kiln/framework/distributed/mpi_communicator.h"
 #include "kiln/training/model/summary.h"
 #include "kiln/training/saving/inspect.h"
 
@@ -23,7 +27,7 @@ const char* const kHelp =
     "usage: kiln [--quiet | --verbose] <command> [arguments]\n"
     "\n"
     "commands:\n"
-    "  train RUN.yaml [--set key=value ...] [--resume [CHECKPOINT]]\n"
+    "  train RUN.yaml [--set key=value ...] [--resume [CHECKPOINT]] [--nproc N]\n"
     "                 trains as the run file says; the run directory (output.dir) gets the\n"
     "                 resolved config, log.csv and checkpoints; ends with the test scores\n"
     "  evaluate RUN.yaml --weights FILE [--set key=value ...]\n"
@@ -44,12 +48,15 @@ const char* const kHelp =
     "exit status: 0 success, 1 the command failed, 2 a usage error\n";
 
 const char* const kTrainHelp =
-    "usage: kiln train RUN.yaml [--set key=value ...] [--resume [CHECKPOINT]]\n"
+    "usage: kiln train RUN.yaml [--set key=value ...] [--resume [CHECKPOINT]] [--nproc N]\n"
     "\n"
     "  --set key=value   overrides a value of the run file (optimizer.learning_rate=3e-4,\n"
     "                    model.layers[1].Dense.units=64); repeatable\n"
     "  --resume          continues from the run directory's latest.checkpoint.h5, or from\n"
     "                    CHECKPOINT\n"
+    "  --nproc N         runs N processes under mpirun (data-parallel: the run's distribute\n"
+    "                    section says strategy: multi_worker); the same as\n"
+    "                    mpirun -np N kiln train RUN.yaml ...\n"
     "\n"
     "Ctrl-C stops after the current batch, writing latest.checkpoint.h5 first.\n";
 
@@ -145,10 +152,44 @@ int train(const std::vector<std::string>& args, int verbose) {
     std::printf("interrupted; resume with: kiln train %s --resume\n", a->file.c_str());
     return kFailure;
   }
+  // The other ranks of a data-parallel run have the same scores; the chief reports them.
+  if (!result.chief) return 0;
   if (!result.test_scores.empty())
     std::printf("%s\n", kiln::configs::format_scores(result.test_scores, "test_").c_str());
   std::printf("run directory: %s\n", result.output_dir.c_str());
   return 0;
+}
+
+// Removes `--nproc N` (or --nproc=N) from `args`; throws on a malformed count.
+std::optional<int> take_nproc(std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string value;
+    size_t taken = 1;
+    if (args[i] == "--nproc") {
+      if (i + 1 >= args.size()) throw kiln::Error("--nproc needs a number of processes");
+      value = args[i + 1];
+      taken = 2;
+    } else if (args[i].rfind("--nproc=", 0) == 0) {
+      value = args[i].substr(8);
+    } else {
+      continue;
+    }
+    size_t end = 0;
+    int n = 0;
+    try {
+      n = std::stoi(value, &end);
+    } catch (const std::exception&) {
+      end = 0;
+    }
+    if (end != value.size() || n < 1)
+      throw kiln::Error("--nproc needs a positive number of processes, got '" + value + "'");
+    KILN_CHECK(n == 1 || !kiln::distributed::launched_by_mpi(),
+               "--nproc: this process is already one of mpirun's ranks");
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+               args.begin() + static_cast<std::ptrdiff_t>(i + taken));
+    return n;
+  }
+  return std::nullopt;
 }
 
 int evaluate(const std::vector<std::string>& args) {
@@ -201,9 +242,11 @@ namespace kiln::cli {
 
 int run(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  int verbose = -1;  // fit's "auto"
+  int verbose = -1;                         // fit's "auto"
+  std::vector<std::string> global_options;  // passed on to the ranks --nproc starts
   // Global options come before the command.
   while (!args.empty() && args[0].rfind("--", 0) == 0 && args[0] != "--help") {
+    global_options.push_back(args[0]);
     if (args[0] == "--quiet") {
       kiln::set_log_level(kiln::LogLevel::error);
       verbose = 0;
@@ -214,6 +257,13 @@ int run(int argc, char** argv) {
     }
     args.erase(args.begin());
   }
+  // The ranks of a data-parallel run besides rank 0 say only what goes wrong (unless --verbose):
+  // rank 0 reports the run.
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (rank != nullptr && std::string_view(rank) != "0" &&
+      kiln::log_level() < kiln::LogLevel::warning &&
+      std::find(global_options.begin(), global_options.end(), "--verbose") == global_options.end())
+    kiln::set_log_level(kiln::LogLevel::warning);
   if (args.empty()) return usage_error("no command given");
   const std::string command = args[0];
   args.erase(args.begin());
@@ -222,7 +272,19 @@ int run(int argc, char** argv) {
       std::fputs(kHelp, stdout);
       return 0;
     }
-    if (command == "train") return train(args, verbose);
+    if (command == "train") {
+      const std::optional<int> nproc = take_nproc(args);
+      if (nproc && *nproc > 1) {
+        std::vector<std::string> again = global_options;
+        again.push_back("train");
+        again.insert(again.end(), args.begin(), args.end());
+        std::string error;
+        launch_ranks(*nproc, again, &error);
+        std::fprintf(stderr, "kiln train: %s\n", error.c_str());
+        return kFailure;
+      }
+      return train(args, verbose);
+    }
     if (command == "evaluate") return evaluate(args);
     if (command == "predict") return predict(args);
     if (command == "validate") return validate(args);

@@ -25,7 +25,13 @@ constexpr bool is_elementwise(OpId op) {
 // element is read: such a step may write over an input of its output's size (in-place planning)
 // or straight into a variable it reads.
 constexpr bool reads_each_element_first(OpId op) {
-  return is_elementwise(op) || op == OpId::adam_update;
+  return is_elementwise(op) || op == OpId::adam_update || op == OpId::all_reduce_wait;
+}
+
+// Ops that talk to the other ranks: every rank runs them in the same order, so they are never
+// evaluated while optimizing (constant folding) and only the scheduler moves them.
+constexpr bool is_collective(OpId op) {
+  return op == OpId::all_reduce_start || op == OpId::all_reduce_wait;
 }
 
 // Ops whose output is always its first input's data under another shape: the planner gives them

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 
+#include "kiln/engine/graph/op_traits.h"
 #include "kiln/engine/passes/passes.h"
 #include "kiln/framework/autodiff/grad_mode.h"
 #include "kiln/framework/ops/dispatch.h"
@@ -18,7 +19,8 @@ constexpr int64_t kMaxFoldedElements = int64_t{1} << 16;
 
 bool foldable(const Graph& g, const GraphNode& n) {
   // apply() takes op, inputs and attrs only: a node with a payload cannot be re-run through it.
-  if (Graph::is_boundary(n.op) || n.payload != nullptr || n.inputs.empty()) return false;
+  if (Graph::is_boundary(n.op) || is_collective(n.op) || n.payload != nullptr || n.inputs.empty())
+    return false;
   const OpDef& def = op_def(n.op);
   // One constant cannot stand for an op's several outputs (its tuple_gets read them).
   if (def.num_outputs > 1) return false;

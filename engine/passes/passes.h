@@ -17,6 +17,7 @@ struct PassOptions {
   bool project_before_gather = true;
   bool fusion = true;
   bool dead_code = true;
+  bool early_collectives = true;
 };
 
 // x*1, x+0, x-0, x/1, neg(neg(x)), identity(x) and same-dtype casts become x; chains of
@@ -50,6 +51,10 @@ Graph project_before_gather(const Graph& graph);
 // one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.
 Graph fuse_elementwise(const Graph& graph);
 Graph eliminate_dead_code(const Graph& graph);
+// Each all_reduce_start, with the nodes that only feed collectives (a gradient bucket's
+// flattening and concatenation), moves up to just after its inputs are ready; the waits stay
+// where their values are needed. The ranks communicate while the rest of backward runs.
+Graph issue_collectives_early(const Graph& graph);
 
 // The pipeline kiln::function runs on every new trace.
 Graph optimize(Graph graph, const PassOptions& options);

@@ -18,6 +18,8 @@ Graph optimize(Graph graph, const PassOptions& options) {
   if (options.fusion) graph = fuse_elementwise(graph);
   // Last: the passes above leave the nodes they bypass for it.
   if (options.dead_code) graph = eliminate_dead_code(graph);
+  // After every pass that adds or removes nodes: it only reorders.
+  if (options.early_collectives) graph = issue_collectives_early(graph);
   return graph;
 }
 

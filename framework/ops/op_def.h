@@ -114,7 +114,10 @@ void define_recurrent_ops(OpTable& table);
 void define_graph_ops(OpTable& table);
 void define_random_ops(OpTable& table);
 void define_optimizer_ops(OpTable& table);
+void define_collective_ops(OpTable& table);
 void register_cpu_kernels(OpTable& table);
 void register_cuda_kernels(OpTable& table);  // a no-op without CUDA
+// The collectives' kernels (framework/backends/collective_kernels.cpp), for every device.
+void register_collective_kernels(OpTable& table);
 
 }  // namespace kiln

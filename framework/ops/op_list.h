@@ -22,7 +22,7 @@
   X(strided_slice) X(strided_slice_grad) X(concat) X(pad) X(gather) X(scatter_add) X(range_like)         \
   X(conv2d) X(conv2d_backprop_input) X(conv2d_backprop_filter) X(max_pool2d)               \
   X(max_pool2d_grad) X(avg_pool2d) X(avg_pool2d_grad) X(random_uniform) X(rnn_sequence)        \
-  X(rnn_sequence_grad) X(adam_update)
+  X(rnn_sequence_grad) X(adam_update) X(all_reduce_start) X(all_reduce_wait)
 
 // Graph ops: the boundary of a traced graph (its arguments, captured constants, variable reads).
 // They have no kernels; the engine binds their values before a graph runs.

@@ -16,9 +16,11 @@ OpTable build_table() {
   define_recurrent_ops(table);
   define_graph_ops(table);
   define_random_ops(table);
+  define_collective_ops(table);
   define_optimizer_ops(table);
   register_cpu_kernels(table);
   register_cuda_kernels(table);
+  register_collective_kernels(table);
   // Every op of the list must be defined by exactly one family.
 #define KILN_CHECK_DEFINED(op)                                                    \
   KILN_CHECK(table[OpId::op].name != nullptr && table[OpId::op].infer != nullptr, \

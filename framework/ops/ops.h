@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "kiln/framework/distributed/reduce_op.h"
 #include "kiln/framework/ops/slice_bounds.h"
 #include "kiln/framework/tensor/tensor.h"
 
@@ -144,6 +145,17 @@ Tensor range_like(const Tensor& like, int64_t axis);
 // a Philox stream keyed by `seed`, an int64 tensor of 2 elements. The same seed gives the same
 // values on any thread count; graphs advance a seed variable per step (layers' SeedGenerator).
 Tensor random_uniform_like(const Tensor& like, const Tensor& seed, DType dtype = DType::f32);
+
+// ---- collectives across the ranks of distributed::world() ----
+// Every rank gets the reduction of all ranks' `x` (the same shape everywhere). The gradient of
+// a sum is the sum of the ranks' gradients. float16 and bfloat16 reduce as float32.
+Tensor all_reduce(const Tensor& x, distributed::ReduceOp op = distributed::ReduceOp::sum);
+// The two halves of all_reduce, for overlap: start issues the reduction and returns at once,
+// wait (on start's result) returns the reduced values once they are there. Work placed between
+// them runs while the ranks communicate. `bucket` names the reduction in graphs and errors
+// (-1: none).
+Tensor all_reduce_start(const Tensor& x, distributed::ReduceOp op, int64_t bucket = -1);
+Tensor all_reduce_wait(const Tensor& started, int64_t bucket = -1);
 
 // ---- neural network ----
 Tensor softmax(const Tensor& x, int64_t axis = -1);

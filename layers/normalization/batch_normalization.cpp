@@ -3,6 +3,7 @@
 #include <tuple>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/distributed/replica_context.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/layer_config.h"
 #include "kiln/layers/normalization/normalize.h"
@@ -39,15 +40,28 @@ std::pair<Tensor, Tensor> BatchNormalization::moments(const Tensor& x, const Ten
   std::vector<int64_t> axes;
   for (int i = 0; i < x.rank(); ++i)
     if (i != axis_) axes.push_back(i);
-  if (!mask.defined()) return {ops::mean(x, axes, true), ops::variance(x, axes, true)};
-  KILN_CHECK(mask.rank() == x.rank() - 1, "BatchNormalization: the mask must have one dim less ",
-             "than the input, got mask ", mask.shape(), " for input ", x.shape());
-  // Keras's masked moments: weights 1 at kept positions, and its epsilon against an all-masked
-  // batch.
-  const Tensor weight = ops::broadcast_like(ops::cast(ops::expand_dims(mask, -1), x.dtype()), x);
-  const Tensor count = ops::sum(weight, axes, true) + 1e-7;
-  const Tensor mean = ops::sum(x * weight, axes, true) / count;
-  const Tensor variance = ops::sum(ops::square((x - mean) * weight), axes, true) / count;
+  const bool across_replicas = options_.synchronized && distributed::replica_context().count > 1;
+  if (!mask.defined() && !across_replicas)
+    return {ops::mean(x, axes, true), ops::variance(x, axes, true)};
+  KILN_CHECK(!mask.defined() || mask.rank() == x.rank() - 1,
+             "BatchNormalization: the mask must have one dim less than the input, got mask ",
+             mask.shape(), " for input ", x.shape());
+  // Sums over the batch (every replica's when synchronized) weighted by the mask, if any; the
+  // variance is a second pass around the global mean, as one device computes it.
+  const Tensor weight =
+      mask.defined() ? ops::broadcast_like(ops::cast(ops::expand_dims(mask, -1), x.dtype()), x)
+                     : Tensor();
+  const auto global = [&](const Tensor& t) {
+    return across_replicas ? distributed::global_sum(t) : t;
+  };
+  const auto sum = [&](const Tensor& v) {
+    return global(ops::sum(weight.defined() ? v * weight : v, axes, true));
+  };
+  // Keras's masked moments add an epsilon against an all-masked batch.
+  const Tensor count =
+      mask.defined() ? sum(ops::ones_like(x)) + 1e-7 : global(ops::size_of(x, axes, x.dtype()));
+  const Tensor mean = sum(x) / count;
+  const Tensor variance = sum(ops::square(x - mean)) / count;
   return {mean, variance};
 }
 
@@ -88,7 +102,7 @@ namespace {
 
 using Options = BatchNormalizationOptions;
 
-// Neither batch renormalization nor statistics all-reduced across replicas is implemented.
+// Batch renormalization is not implemented.
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table{
       field("axis", &Options::axis),
@@ -104,7 +118,7 @@ const FieldTable<Options>& fields() {
       regularizer_field("gamma_regularizer", &Options::gamma_regularizer),
       null_field<Options>("beta_constraint"),
       null_field<Options>("gamma_constraint"),
-      fixed_field<Options>("synchronized", Config(false)),
+      field("synchronized", &Options::synchronized),
       read_only(fixed_field<Options>("renorm", Config(false))),
       read_only(null_field<Options>("renorm_clipping")),
       ignored_field<Options>("renorm_momentum")};

@@ -16,6 +16,9 @@ struct BatchNormalizationOptions {
   int64_t axis = -1;
   double momentum = 0.99;
   double epsilon = 1e-3;
+  // The batch statistics over the global batch of a data-parallel step (all replicas' shards),
+  // as with one device on the whole batch; the same as false with one replica.
+  bool synchronized = false;
   bool center = true;  // learn beta
   bool scale = true;   // learn gamma
   std::string beta_initializer = "zeros";
@@ -43,7 +46,8 @@ class BatchNormalization : public Layer {
   const Variable& moving_variance() const { return moving_variance_; }
 
  private:
-  // The batch mean and variance over every axis but the channel axis (kept as size 1).
+  // The batch mean and variance over every axis but the channel axis (kept as size 1), over all
+  // replicas' batches when synchronized.
   std::pair<Tensor, Tensor> moments(const Tensor& x, const Tensor& mask) const;
   // moving = moving * momentum + batch * (1 - momentum).
   void update_moving(const Variable& moving, const Tensor& batch) const;

@@ -109,9 +109,16 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   // A bad value in training.
   expect_error("training: {epochs: 1}", "training: {epochs: 0}",
                {"run.yaml:12:", "epochs must be at least 1"});
-  // A strategy this build cannot run.
-  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {strategy: mirrored}",
-               {"run.yaml:13:", "strategy 'mirrored' is not available"});
+  // A strategy that does not exist, and replicas kiln does not keep in one process.
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {strategy: mirored}",
+               {"run.yaml:13:", "unknown distribution strategy 'mirored'", "multi_worker"});
+  expect_error(
+      "training: {epochs: 1}",
+      "training: {epochs: 1}\ndistribute: {strategy: mirrored, devices: [cpu, cpu]}",
+      {"run.yaml:13:", "2 replicas in one process are not supported", "kiln train --nproc 2"});
+  expect_error("training: {epochs: 1}",
+               "training: {epochs: 1}\ndistribute: {strategy: multi_worker, bucket_mb: 0}",
+               {"run.yaml:13:", "bucket_mb must be positive"});
   // A metric that does not exist: found by validate, not at the first batch.
   expect_error("metrics: [accuracy]", "metrics: [accuracy, mea]",
                {"run.yaml:9:21:", "unknown metric 'mea'", "did you mean"});

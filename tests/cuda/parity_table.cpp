@@ -153,6 +153,12 @@ void other_cases(std::vector<ParityCase>& cases) {
     add(cases, OpId::random_uniform, dtype,
         {values({7, 143}, dtype, false), from_vector(std::vector<int64_t>{1234567890123, 42}, {2})},
         [dtype](const auto& x) { return ops::random_uniform_like(x[0], x[1], dtype); });
+  // One rank: an all-reduce gives its input back, through either device's start and wait
+  // kernels (a device tensor goes through a host copy).
+  for (const OpId op : {OpId::all_reduce_start, OpId::all_reduce_wait})
+    for (const DType dtype : {DType::f32, DType::f64, DType::i32, DType::i64})
+      add(cases, op, dtype, {values({3, 17}, dtype, false)},
+          [](const auto& x) { return ops::all_reduce(x[0]); });
 }
 
 void reduction_cases(std::vector<ParityCase>& cases) {

@@ -142,6 +142,8 @@ std::vector<Case> cases() {
              return unflatten_like(reshape(v[0], {-1, 1}), v[0], 2) * expand_dims(v[0], 2);
            }},
       Case{"size_of", {a}, [](const auto& v) { return v[0] / size_of(v[0], {0}); }},
+      // One process: the all-reduce (start and wait) is the identity, traced or not.
+      Case{"all_reduce", {a}, [](const auto& v) { return all_reduce(v[0] * v[0]) * 2.0; }},
       Case{"random_uniform",
            {a},
            [](const auto& v) {

@@ -49,7 +49,7 @@ void BackupAndRestore::on_epoch_end(int epoch, Logs&) {
 }
 
 void BackupAndRestore::on_train_end(const Logs&) {
-  if (!options_.delete_checkpoint) return;
+  if (!options_.delete_checkpoint || !model().is_chief()) return;
   std::filesystem::remove(path_);
   // The backup directory goes too, as in Keras, but only when nothing else is in it.
   std::error_code not_empty;
@@ -57,6 +57,8 @@ void BackupAndRestore::on_train_end(const Logs&) {
 }
 
 void BackupAndRestore::save(int epoch, int64_t step) const {
+  // Every replica restores from the backup; the chief alone writes it (the state is global).
+  if (!model().is_chief()) return;
   // Made when a backup is saved, not when the callback is built (`kiln validate` builds it too).
   std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
   saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch, step}, options_.run_config);

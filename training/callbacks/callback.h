@@ -41,6 +41,10 @@ class Callback {
   // which waits for a GPU to finish the step, only when some callback does; the others get
   // empty logs there (every callback gets the epoch's at its end).
   virtual bool reads_train_batch_logs() const { return true; }
+  // Whether the callback only reports or writes files (progress, logs, checkpoints): in
+  // data-parallel training such callbacks run on the chief (rank 0) alone, as Keras's write
+  // only there; the others run on every replica, whose logs are the same global figures.
+  virtual bool chief_only() const { return false; }
   virtual void on_test_begin(const Logs&) {}
   virtual void on_test_end(const Logs&) {}
   virtual void on_test_batch_begin(int64_t /*batch*/, const Logs&) {}

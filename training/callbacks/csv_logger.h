@@ -17,6 +17,7 @@ class CSVLogger : public Callback {
   CSVLogger& operator=(const CSVLogger&) = delete;
 
   void on_train_begin(const Logs&) override;
+  bool chief_only() const override { return true; }
   void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_end(const Logs&) override;
 

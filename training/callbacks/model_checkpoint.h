@@ -37,6 +37,7 @@ class ModelCheckpoint : public Callback {
   explicit ModelCheckpoint(std::string filepath, ModelCheckpointOptions options = {});
 
   void on_train_begin(const Logs&) override;
+  bool chief_only() const override { return true; }
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
   bool reads_train_batch_logs() const override { return options_.save_freq > 0; }

@@ -16,6 +16,7 @@ class ProgbarLogger : public Callback {
   explicit ProgbarLogger(std::FILE* out = stdout) : out_(out) {}
 
   void on_train_begin(const Logs&) override { mode_ = Mode::train; }
+  bool chief_only() const override { return true; }
   void on_epoch_begin(int epoch, const Logs&) override;
   void on_train_batch_end(int64_t batch, const Logs& logs) override;
   // A live bar (verbose 1) shows each step's logs; one line per epoch needs none.

@@ -9,6 +9,7 @@
 
 #include "kiln/losses/loss.h"
 #include "kiln/optimizers/optimizer.h"
+#include "kiln/training/distribute/strategy.h"
 #include "kiln/training/metrics/metric.h"
 
 namespace kiln {
@@ -80,6 +81,10 @@ struct CompileOptions {
   // CPU (as TensorFlow places a Keras model). A named device that is missing is an error, never a
   // silent fallback.
   std::string device = "";
+  // The replicas the model trains as (training/distribute/strategy.h). Null: the StrategyScope's
+  // strategy when compile runs inside one, else one replica. The strategy's device is the
+  // model's unless `device` names one.
+  distribute::StrategyPtr strategy = nullptr;
 };
 
 }  // namespace kiln

@@ -228,6 +228,10 @@ bool Model::compiled() const {
   return compiled_;
 }
 
+bool Model::is_chief() const {
+  return !trainer_ || trainer_->replica().id == 0;
+}
+
 Device Model::device() const {
   return trainer_ ? trainer_->device() : choose_device("").device;
 }

@@ -130,6 +130,9 @@ class Model : public layers::Layer {
   // Where the model runs: fixed by compile (CompileOptions::device) or, for a model never
   // compiled, by its first predict; before either, where it would run.
   Device device() const;
+  // Whether this process writes the run's files: rank 0 of a data-parallel strategy, or the only
+  // process (compile's strategy, training/distribute/strategy.h).
+  bool is_chief() const;
   // The trainer's state: optimizer, loss, metrics and traced steps (after compile).
   Trainer& trainer() const;
   // Set by callbacks (EarlyStopping, TerminateOnNaN) to end fit after the current batch.

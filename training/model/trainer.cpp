@@ -10,6 +10,9 @@
 #include "kiln/losses/registry.h"
 #include "kiln/optimizers/loss_scale_optimizer.h"
 #include "kiln/optimizers/registry.h"
+#include "kiln/training/distribute/batch_shard.h"
+#include "kiln/training/distribute/gradient_buckets.h"
+#include "kiln/training/distribute/replica_updates.h"
 #include "kiln/training/metrics/reduction_metrics.h"
 #include "kiln/training/metrics/registry.h"
 #include "kiln/training/model/model.h"
@@ -164,6 +167,11 @@ Trainer::Trainer(Model& model, CompileOptions options, Device device)
   KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
              "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
   loss_tracker_ = std::make_shared<metrics::Mean>("loss");
+  if (const distribute::StrategyPtr& s = options_.strategy) {
+    replica_ = {s->replica_id(), s->num_replicas_in_sync()};
+    bucket_bytes_ = s->bucket_bytes();
+    overlap_ = s->overlap();
+  }
 }
 
 FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> signature,
@@ -171,6 +179,7 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
   FunctionOptions o{.name = std::move(name),
                     .run_eagerly = options_.run_eagerly,
                     .arg_names = std::move(arg_names)};
+  o.passes.early_collectives = overlap_;
   switch (options_.step_shapes) {
     case StepShapes::model_inputs:
       o.input_signature = std::move(signature);
@@ -208,6 +217,7 @@ void Trainer::prepare(const Batch& host_batch) {
   const Batch batch = on_device(given);
   check_targets(batch, probe);
   optimizer_->build(model_.trainable_weights());
+  broadcast_state();
 
   const bool several = batch.y.size() > 1;
   result_names_ = {"loss"};
@@ -282,6 +292,7 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
         return optimizer_->scale_loss(loss);
       },
       variables);
+  if (replica_.count > 1) grads = distribute::all_reduce_gradients(grads, bucket_bytes_);
   optimizer_->apply_gradients(grads, variables);
   return update_metrics(loss, y, predictions, sample_weight, masks);
 }
@@ -363,23 +374,39 @@ Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tenso
     if (!options_.loss_weights.empty()) l = l * options_.loss_weights[o];
     total = total.defined() ? total + l : l;
   }
-  const Tensor penalty = model_.regularization_loss();
-  return penalty.defined() ? total + ops::cast(penalty, total.dtype()) : total;
+  Tensor penalty = model_.regularization_loss();
+  if (!penalty.defined()) return total;
+  // Each replica adds its share: the replicas' losses sum to one penalty, as one device's.
+  if (replica_.count > 1) penalty = penalty * (1.0 / replica_.count);
+  return total + ops::cast(penalty, total.dtype());
 }
 
 std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
                                             const std::vector<Tensor>& predictions,
                                             const std::vector<Tensor>& sample_weight,
                                             const std::vector<Tensor>& masks) {
+  const std::vector<Variable> synced =
+      replica_.count > 1 ? metric_variables() : std::vector<Variable>{};
+  const std::vector<Tensor> before = distribute::values_before(synced);
   // The loss tracker averages batch losses weighted by batch size, as Keras's does.
   const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
-  loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
+  if (replica_.count > 1) {
+    // A replica's loss is its share of the global batch's: weighed as the global batch's loss
+    // times the replica's rows / the global rows, the replicas' updates add up to one device's.
+    const Tensor global_size = distributed::global_sum(batch_size);
+    loss_tracker_->update_values(ops::stop_gradient(loss) * global_size /
+                                     ops::maximum(batch_size, ops::ones_like(batch_size)),
+                                 batch_size);
+  } else {
+    loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
+  }
   const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
   for (const CompiledMetric& m : metrics_) {
     const Tensor mask = mask_of(masks, m.output);
     m.metric->update_state(y[m.output], predictions[m.output],
                            m.weighted ? masked_weight(sw, mask) : masked_weight(Tensor(), mask));
   }
+  distribute::sum_updates_over_replicas(synced, before);
   std::vector<Tensor> results{loss_tracker_->result()};
   for (const CompiledMetric& m : metrics_) results.push_back(m.metric->result());
   return results;
@@ -399,6 +426,28 @@ Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
   return logs;
 }
 
+Batch Trainer::shard(const Batch& batch) const {
+  if (replica_.count == 1) return batch;
+  return {distribute::shard_of(batch.x, replica_.id, replica_.count),
+          distribute::shard_of(batch.y, replica_.id, replica_.count),
+          distribute::shard_of(batch.sample_weight, replica_.id, replica_.count)};
+}
+
+void Trainer::broadcast_state() const {
+  if (replica_.count == 1) return;
+  std::vector<Variable> state = model_.weights();
+  for (const auto& group : {model_.random_states(), optimizer_->variables()})
+    state.insert(state.end(), group.begin(), group.end());
+  distribute::broadcast_from_rank0(state);
+}
+
+std::vector<Variable> Trainer::metric_variables() const {
+  std::vector<Variable> out = loss_tracker_->variables();
+  for (const CompiledMetric& m : metrics_)
+    out.insert(out.end(), m.metric->variables().begin(), m.metric->variables().end());
+  return out;
+}
+
 Batch Trainer::on_device(const Batch& batch) const {
   const auto cast = [this](const Batch& b, Casts casts) {
     return Batch{cast_at_boundary(b.x, x_dtypes_, "input", casts),
@@ -415,7 +464,8 @@ Logs Trainer::train_batch(const Batch& given) {
 
 std::vector<Tensor> Trainer::train_step(const Batch& given) {
   prepare(given);
-  const Batch batch = on_device(given);
+  const distributed::ReplicaScope replica(replica_);
+  const Batch batch = on_device(shard(given));
   std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
   ++steps_run_;
   return results;
@@ -430,9 +480,10 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
     for (const Batch& b : batches) results = train_step(b);
     return results;
   }
+  const distributed::ReplicaScope replica(replica_);
   Batch all;
   for (const Batch& given : batches) {
-    const Batch b = on_device(given);
+    const Batch b = on_device(shard(given));
     all.x.insert(all.x.end(), b.x.begin(), b.x.end());
     all.y.insert(all.y.end(), b.y.begin(), b.y.end());
     all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
@@ -446,7 +497,8 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
 Logs Trainer::test_batch(const Batch& given) {
   const DeviceScope scope(device_);
   prepare(given);
-  const Batch batch = on_device(given);
+  const distributed::ReplicaScope replica(replica_);
+  const Batch batch = on_device(shard(given));
   const std::vector<Tensor> results = (*test_step_)(batch.x, batch.y, batch.sample_weight);
   ++steps_run_;
   return logs_from(results);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kiln/engine/function/function.h"
+#include "kiln/framework/distributed/replica_context.h"
 #include "kiln/losses/loss.h"
 #include "kiln/optimizers/optimizer.h"
 #include "kiln/training/callbacks/callback.h"
@@ -76,6 +77,8 @@ class Trainer {
   void forget_predict_step();
 
   const Device& device() const { return device_; }
+  // This process's replica of compile's strategy ({0, 1} without one).
+  const distributed::ReplicaContext& replica() const { return replica_; }
   // The optimizer's and metrics' variables that exist now (compile moves those of objects the
   // user made, on the CPU, to the trainer's device).
   std::vector<Variable> state_variables() const;
@@ -115,6 +118,12 @@ class Trainer {
                                      const std::vector<Tensor>& predictions,
                                      const std::vector<Tensor>& sample_weight,
                                      const std::vector<Tensor>& masks);
+  // This replica's rows of a global batch (the whole batch with one replica).
+  Batch shard(const Batch& batch) const;
+  // After the first build: every replica takes rank 0's weights and optimizer state.
+  void broadcast_state() const;
+  // The loss tracker's and metrics' variables, which the replicas keep alike.
+  std::vector<Variable> metric_variables() const;
   // The batch on the trainer's device, cast to the dtypes the steps were first traced for
   // (x_dtypes_, ...) on whichever side of the copy moves fewer bytes.
   Batch on_device(const Batch& batch) const;
@@ -142,6 +151,11 @@ class Trainer {
   std::vector<DType> y_dtypes_;
   std::vector<DType> weight_dtypes_;
   uint64_t steps_run_ = 0;
+  // Data parallelism (compile's strategy): this process's replica and how many train in sync;
+  // {0, 1} for one device.
+  distributed::ReplicaContext replica_;
+  int64_t bucket_bytes_ = 0;
+  bool overlap_ = true;
 };
 
 }  // namespace kiln

@@ -26,7 +26,10 @@ struct CallbackList {
 
   CallbackList(Model& model, const std::vector<CallbackPtr>& user, int verbose, int epochs,
                int64_t steps) {
-    all = user;
+    // In data-parallel training the replicas other than the chief neither report nor write.
+    for (const CallbackPtr& c : user)
+      if (model.is_chief() || !c->chief_only()) all.push_back(c);
+    if (!model.is_chief()) verbose = 0;
     // verbose "auto": a live bar on a terminal, one line per epoch otherwise.
     if (verbose == kVerboseAuto) verbose = isatty(fileno(stdout)) != 0 ? 1 : 2;
     // As in Keras, a ProgbarLogger among the user's callbacks (one writing elsewhere, say)
@@ -138,7 +141,11 @@ Logs run_test(Model& model, const datasets::Dataset& data, const CallbackList& c
 }  // namespace
 
 void Model::compile(CompileOptions options) {
-  const DeviceChoice choice = choose_device(options.device);
+  if (!options.strategy) options.strategy = distribute::current_strategy();
+  const DeviceChoice choice =
+      options.strategy && options.device.empty()
+          ? DeviceChoice{options.strategy->device(), options.strategy->class_name() + "'s"}
+          : choose_device(options.device);
   adopt(std::make_unique<Trainer>(*this, std::move(options), choice.device), choice.reason);
   compiled_ = true;
 }

@@ -1,0 +1,63 @@
+// One epoch of the Fashion-MNIST CNN (configs/fashion_mnist_cnn.yaml's layers, 28x28 images,
+// global batch 128) as the replicas of MultiWorkerMirroredStrategy: run under mpirun -np 1 and
+// -np 2 with one thread per rank (benchmarks/distributed/run.sh), it gives the scaling from 1 to
+// 2 processes. The first epoch traces and warms up; the second is timed. Rank 0 prints
+// "epoch_seconds <s>". --no-overlap reduces the gradients after the whole backward pass.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "kiln/framework/core/log.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/conv/conv.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/dropout.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/reshaping/flatten.h"
+#include "kiln/layers/reshaping/reshape.h"
+#include "kiln/losses/losses.h"
+#include "kiln/training/callbacks/simple_callbacks.h"
+#include "kiln/training/distribute/strategy.h"
+#include "kiln/training/model/sequential.h"
+
+int main(int argc, char** argv) {
+  using namespace kiln;
+  using namespace kiln::layers;
+  const bool overlap = !(argc > 1 && std::strcmp(argv[1], "--no-overlap") == 0);
+  auto strategy =
+      std::make_shared<distribute::MultiWorkerMirroredStrategy>(std::vector<std::string>{"cpu"});
+  strategy->set_overlap(overlap);
+  set_log_level(LogLevel::warning);
+
+  constexpr int64_t kRows = 128 * 60;
+  random::Generator gen(3);
+  const Tensor x = random::uniform({kRows, 28, 28}, 0, 1, DType::f32, gen, Device::cpu());
+  const Tensor y =
+      ops::cast(random::uniform({kRows}, 0, 10, DType::f32, gen, Device::cpu()), DType::i64);
+  random::set_seed(7);
+  Sequential model({Input({28, 28}), Reshape(Shape({28, 28, 1})),
+                    Conv2D(32, {3, 3}, {.activation = "relu"}), MaxPooling2D(),
+                    Conv2D(64, {3, 3}, {.activation = "relu"}), MaxPooling2D(), Flatten(),
+                    Dense(128, {.activation = "relu"}), Dropout(0.3), Dense(10)});
+  model.compile({.optimizer = "adam",
+                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                     losses::SparseCategoricalCrossentropyOptions{.from_logits = true}),
+                 .metrics = {"accuracy"},
+                 .strategy = strategy});
+  std::chrono::steady_clock::time_point begin;
+  double seconds = 0;
+  auto timer = std::make_shared<LambdaCallback>(LambdaCallbackHooks{
+      .on_epoch_begin = [&](int, const Logs&) { begin = std::chrono::steady_clock::now(); },
+      .on_epoch_end =
+          [&](int, const Logs&) {
+            seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+          }});
+  model.fit(x, y, {.batch_size = 128, .epochs = 2, .verbose = 0, .callbacks = {timer}});
+  if (strategy->is_chief())
+    std::printf("processes %d overlap %s epoch_seconds %.3f\n", strategy->num_replicas_in_sync(),
+                overlap ? "on" : "off", seconds);
+  return 0;
+}

@@ -1,0 +1,129 @@
+#include "kiln/training/distribute/strategy.h"
+
+#include <cstdlib>
+
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
+#include "kiln/framework/distributed/mpi_communicator.h"
+#include "kiln/framework/random/random.h"
+#include "kiln/training/model/device_choice.h"
+
+namespace kiln::distribute {
+namespace {
+
+thread_local StrategyPtr innermost;
+
+Device parse_device(const std::string& name, const std::string& strategy) {
+  try {
+    const Device device = Device::parse(name);
+    (void)backend_for(device);
+    return device;
+  } catch (const Error& e) {
+    throw Error(detail::concat(strategy, ": device '", name, "': ", e.what()));
+  }
+}
+
+// This process's index among the ranks on its machine.
+int local_rank(int rank) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  return rank;
+}
+
+// Every rank continues from rank 0's random state: the same initial weights, the same data
+// shuffles (the shards split each global batch of one order), the same layer seeds.
+void share_random_state(distributed::Communicator& communicator) {
+  random::Generator& g = random::default_generator();
+  const Tensor state =
+      from_vector<int64_t>({static_cast<int64_t>(g.seed()), static_cast<int64_t>(g.draws())}, {2},
+                           DType::i64, Device::cpu());
+  communicator.broadcast(state, 0, "the random generator's state");
+  const std::vector<int64_t> shared = state.to_vector<int64_t>();
+  g.set_state(static_cast<uint64_t>(shared[0]), static_cast<uint64_t>(shared[1]));
+}
+
+Device multi_worker_device(const std::vector<std::string>& devices, int rank) {
+  const int local = local_rank(rank);
+  if (!devices.empty())
+    return parse_device(devices[static_cast<size_t>(local) % devices.size()],
+                        "MultiWorkerMirroredStrategy");
+  if (cuda_available()) {
+    const int gpus = backend_for(Device::cuda(0)).device_count();
+    return Device::cuda(local % gpus);
+  }
+  return Device::cpu();
+}
+
+}  // namespace
+
+Strategy::Strategy(Device device, std::shared_ptr<distributed::Communicator> communicator)
+    : device_(device), communicator_(std::move(communicator)) {}
+
+void Strategy::set_bucket_bytes(int64_t bytes) {
+  KILN_CHECK(bytes > 0, class_name(), ": the gradient bucket size must be positive, got ", bytes);
+  bucket_bytes_ = bytes;
+}
+
+OneDeviceStrategy::OneDeviceStrategy(const std::string& device)
+    : Strategy(parse_device(device, "OneDeviceStrategy"),
+               std::make_shared<distributed::LocalCommunicator>()) {}
+
+MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices)
+    : Strategy(
+          devices.empty() ? choose_device("").device : parse_device(devices[0], "MirroredStrategy"),
+          std::make_shared<distributed::LocalCommunicator>()) {
+  const int gpus = cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
+  const size_t replicas = devices.empty() ? static_cast<size_t>(std::max(gpus, 1)) : devices.size();
+  KILN_CHECK(replicas == 1, "MirroredStrategy: ", replicas,
+             " replicas in one process are not supported (kiln keeps one copy of each variable); "
+             "run one process per device instead: MultiWorkerMirroredStrategy under mpirun, or "
+             "`kiln train --nproc ",
+             replicas, "` with distribute: {strategy: multi_worker}");
+}
+
+MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const std::vector<std::string>& devices)
+    : MultiWorkerMirroredStrategy(devices,
+                                  distributed::launched_by_mpi()
+                                      ? distributed::mpi_world()
+                                      : std::make_shared<distributed::LocalCommunicator>()) {}
+
+MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(
+    const std::vector<std::string>& devices,
+    const std::shared_ptr<distributed::Communicator>& communicator)
+    : Strategy(multi_worker_device(devices, communicator->rank()), communicator) {
+  share_random_state(*communicator);
+  // The collective ops of the traced steps reduce over these ranks.
+  distributed::set_world(communicator);
+  log(LogLevel::info, class_name(), ": replica ", replica_id(), " of ", num_replicas_in_sync(),
+      " on ", device(), " (", communicator->backend(), ")");
+}
+
+StrategyScope::StrategyScope(StrategyPtr strategy)
+    : previous_(innermost), device_(strategy->device()) {
+  innermost = std::move(strategy);
+}
+
+StrategyScope::~StrategyScope() {
+  innermost = std::move(previous_);
+}
+
+StrategyPtr current_strategy() {
+  return innermost;
+}
+
+StrategyPtr make_strategy(const std::string& name, const std::vector<std::string>& devices) {
+  if (name == "default" || name == "one_device" || name == "OneDeviceStrategy") {
+    KILN_CHECK(devices.size() <= 1, "distribution strategy '", name, "' runs on one device, got ",
+               devices.size());
+    return devices.empty() ? nullptr : std::make_shared<OneDeviceStrategy>(devices[0]);
+  }
+  if (name == "mirrored" || name == "MirroredStrategy")
+    return std::make_shared<MirroredStrategy>(devices);
+  if (name == "multi_worker" || name == "MultiWorkerMirroredStrategy")
+    return std::make_shared<MultiWorkerMirroredStrategy>(devices);
+  throw Error(detail::concat("unknown distribution strategy '", name,
+                             "'; known: default, one_device, mirrored, multi_worker"));
+}
+
+}  // namespace kiln::distribute
