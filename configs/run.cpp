@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -15,6 +16,7 @@
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
+#include "kiln/framework/distributed/mpi_communicator.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/dtype_policy.h"
 #include "kiln/losses/registry.h"
@@ -68,18 +70,30 @@ void read_distribute(const Config& run, Training& t) {
     for (const Config& entry : list->as_list()) devices.push_back(device_named(entry));
   }
   if (one_device && !devices.empty()) t.device = devices[0];
-  for (const char* key : {"bucket_mb", "timeout_s"})
-    KILN_CHECK(one_device || !d->contains(key) || (*d)[key].as_double() > 0, (*d)[key].where(), key,
-               " must be positive");
-  if (one_device) return;
+  if (one_device) {
+    for (const char* key : {"bucket_mb", "overlap", "timeout_s"})
+      KILN_CHECK(!d->contains(key), (*d)[key].where(), key, " applies to data-parallel strategies ",
+                 "(multi_worker, mirrored), not to '", strategy, "'");
+    return;
+  }
   t.strategy =
       located((*d)["strategy"], [&] { return distribute::make_strategy(strategy, devices); });
-  if (d->contains("bucket_mb"))
-    t.strategy->set_bucket_bytes(static_cast<int64_t>((*d)["bucket_mb"].as_double() * (1 << 20)));
   t.strategy->set_overlap(d->get_bool("overlap", true));
+  if (d->contains("bucket_mb"))
+    located((*d)["bucket_mb"], [&] {
+      const double mb = (*d)["bucket_mb"].as_double();
+      KILN_CHECK(std::isfinite(mb) && mb * (1 << 20) >= 1, "bucket_mb must be positive, got ", mb);
+      t.strategy->set_bucket_bytes(static_cast<int64_t>(mb * (1 << 20)));
+      return 0;
+    });
   if (d->contains("timeout_s"))
-    t.strategy->communicator().set_timeout(
-        std::chrono::milliseconds(static_cast<int64_t>((*d)["timeout_s"].as_double() * 1000)));
+    located((*d)["timeout_s"], [&] {
+      const double s = (*d)["timeout_s"].as_double();
+      KILN_CHECK(std::isfinite(s) && s >= 0.001, "timeout_s must be at least 0.001, got ", s);
+      t.strategy->communicator().set_timeout(
+          std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
+      return 0;
+    });
 }
 
 Training training_of(const Config& run) {
@@ -279,6 +293,12 @@ void validate_run(const Config& run) {
 
 TrainResult train(const Config& run, const TrainOptions& options) {
   const Training t = training_of(run);
+  // Ranks that do not train as one would each train alone and write the same files.
+  const int ranks = distributed::launched_ranks();
+  KILN_CHECK(ranks == 1 || (t.strategy && t.strategy->num_replicas_in_sync() == ranks),
+             "kiln train runs as ", ranks, " MPI ranks, but the run's distribute.strategy is not ",
+             "multi_worker: each rank would train alone and write the same files; set "
+             "distribute: {strategy: multi_worker}");
   apply_precision(run);
   random::set_seed(t.seed);
   const RunData data = build_data(run["data"], t.seed);

@@ -67,7 +67,13 @@ Tensor apply_mask(const Tensor& sample_weight, const Tensor& mask, DType dtype,
 }
 
 Tensor reduce_values(const Tensor& values, const Tensor& sample_weight, Reduction reduction) {
-  if (reduction == Reduction::none || values.rank() == 0) return values;
+  if (reduction == Reduction::none) return values;
+  // A loss already reduced to a scalar (a custom one's mean): each replica's share, as Keras
+  // scales it by 1 / replicas.
+  if (values.rank() == 0) {
+    const int replicas = distributed::replica_context().count;
+    return replicas > 1 ? values * (1.0 / replicas) : values;
+  }
   const Tensor total = ops::sum(values);
   if (reduction == Reduction::sum) return total;
   const Tensor divisor = reduction == Reduction::mean_with_sample_weight && sample_weight.defined()

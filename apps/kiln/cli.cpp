@@ -58,7 +58,8 @@ const char* const kTrainHelp =
     "                    section says strategy: multi_worker); the same as\n"
     "                    mpirun -np N kiln train RUN.yaml ...\n"
     "\n"
-    "Ctrl-C stops after the current batch, writing latest.checkpoint.h5 first.\n";
+    "Ctrl-C stops after the current batch, writing latest.checkpoint.h5 first (under --nproc,\n"
+    "mpirun ends the ranks at once: --resume continues from the last checkpoint written).\n";
 
 const char* const kEvaluateHelp =
     "usage: kiln evaluate RUN.yaml --weights FILE [--set key=value ...]\n";

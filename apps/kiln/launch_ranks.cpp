@@ -5,7 +5,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 
 namespace kiln::cli {
 
@@ -13,9 +12,9 @@ void launch_ranks(int nproc, const std::vector<std::string>& args, std::string* 
   std::vector<std::string> argv{"mpirun", "-np", std::to_string(nproc)};
   // mpirun refuses root without it; kiln's own CI and containers run as root.
   if (geteuid() == 0) argv.emplace_back("--allow-run-as-root");
-  // More ranks than cores: allowed, and each rank yields while it waits for the others.
-  if (static_cast<unsigned>(nproc) > std::thread::hardware_concurrency())
-    argv.emplace_back("--oversubscribe");
+  // More ranks than OpenMPI's slots (its count of physical cores) are allowed; each rank then
+  // yields while it waits for the others.
+  argv.emplace_back("--oversubscribe");
   argv.push_back(std::filesystem::read_symlink("/proc/self/exe").string());
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> raw;

@@ -1,5 +1,6 @@
 #pragma once
-// `kiln train --nproc N`: the same command as N MPI ranks, started by mpirun on this machine.
+// `kiln train --nproc N`: the same command as N MPI ranks, started by OpenMPI's mpirun on this
+// machine.
 #include <string>
 #include <vector>
 

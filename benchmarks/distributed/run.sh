@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Data-parallel figures on this machine, one run: all-reduce bandwidth (kiln's communicator and
 # op against MPI_Allreduce called directly) as 2 ranks, then the CNN epoch as 1 process and as 2
-# (one thread per rank), with gradient overlap on and off; rounds alternate, medians reported.
+# (one thread per rank), with gradient overlap on and off, in one bucket and in buckets of 128 KB;
+# rounds alternate, medians reported.
 # Usage: benchmarks/distributed/run.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 build=${1:-build} rounds=${2:-3}
@@ -14,15 +15,20 @@ echo "== all-reduce, 2 ranks (float32 sum) =="
 echo "== CNN epoch (7680 images, global batch 128), one thread per rank =="
 declare -A times
 for ((r = 0; r < rounds; ++r)); do
-  for config in "1 on" "2 on" "2 off"; do
-    read -r np overlap <<< "$config"
-    flag=$([[ $overlap == off ]] && echo --no-overlap || true)
-    s=$("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" $flag | awk '{print $NF}')
-    times[$np-$overlap]+="$s "
+  for config in "1 on 0" "2 on 0" "2 off 0" "2 on 128" "2 off 128"; do
+    read -r np overlap kb <<< "$config"
+    flags=(--bucket-kb="$kb")
+    [[ $overlap == off ]] && flags+=(--no-overlap)
+    s=$("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | awk '{print $NF}')
+    times[$np-$overlap-$kb]+="$s "
   done
 done
 median() { tr ' ' '\n' <<< "$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-one=$(median "${times[1-on]}") on=$(median "${times[2-on]}") off=$(median "${times[2-off]}")
-echo "1 process:                 ${one}s"
-echo "2 processes, overlap on:  ${on}s  speedup $(awk -v a="$one" -v b="$on" 'BEGIN{printf "%.2f", a/b}')x"
-echo "2 processes, overlap off: ${off}s  speedup $(awk -v a="$one" -v b="$off" 'BEGIN{printf "%.2f", a/b}')x"
+one=$(median "${times[1-on-0]}")
+echo "1 process: ${one}s"
+for config in "on 0" "off 0" "on 128" "off 128"; do
+  read -r overlap kb <<< "$config"
+  t=$(median "${times[2-$overlap-$kb]}")
+  bucket=$([[ $kb == 0 ]] && echo "one bucket" || echo "${kb} KB buckets")
+  echo "2 processes, overlap $overlap, $bucket: ${t}s speedup $(awk -v a="$one" -v b="$t" 'BEGIN{printf "%.2f", a/b}')x"
+done

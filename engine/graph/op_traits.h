@@ -25,7 +25,10 @@ constexpr bool is_elementwise(OpId op) {
 // element is read: such a step may write over an input of its output's size (in-place planning)
 // or straight into a variable it reads.
 constexpr bool reads_each_element_first(OpId op) {
-  return is_elementwise(op) || op == OpId::adam_update || op == OpId::all_reduce_wait;
+  // The collectives reduce a copy of their input element by element (in place, when the planner
+  // gives the output the input's buffer: no copy at all).
+  return is_elementwise(op) || op == OpId::adam_update || op == OpId::all_reduce_start ||
+         op == OpId::all_reduce_wait;
 }
 
 // Ops that talk to the other ranks: every rank runs them in the same order, so they are never

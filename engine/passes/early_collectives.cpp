@@ -1,9 +1,12 @@
-// Early collectives: a node that only feeds all_reduce_starts (and each start itself) is keyed to
-// the position of its latest input instead of its own, and the nodes are stably sorted by key.
-// A traced step records the gradient buckets after the whole backward pass; sorted so, each
-// bucket's reduction starts as soon as its last gradient exists, and the backward nodes after it
-// run while the ranks communicate. Every edge still points forward: a node's key is never
-// below its inputs' keys, and ties keep the original order.
+// Early collectives: each all_reduce_start, and the nodes that only pack values for it (a
+// gradient bucket's flattening, casting and concatenation), is keyed to the position of its
+// latest input instead of its own; every node that needs a reduced gradient (the waits of the
+// gradient buckets and what reads them: the optimizer's updates) is keyed after all the others;
+// the nodes are stably sorted by key. However a trace ordered them, each bucket's reduction then
+// starts as soon as its last gradient exists and is waited for only once the rest of backward
+// (and the metrics) has run, so the ranks communicate meanwhile. Every edge still points
+// forward: a node's key is never below its inputs' keys, nothing that needs no reduced gradient
+// reads one that does, and ties keep the original order.
 #include <algorithm>
 #include <numeric>
 
@@ -13,8 +16,13 @@
 namespace kiln::engine {
 namespace {
 
-// Whether each node's value goes only into collective starts (directly or through other such
-// nodes), and so may run as early as its inputs allow.
+// Ops that only repack a gradient for its bucket.
+bool packs(OpId op) {
+  return is_alias(op) || op == OpId::concat || op == OpId::cast;
+}
+
+// Whether each node is a collective start or packs values only for starts (directly or through
+// other packing nodes), and so may run as early as its inputs allow.
 NodeMap<bool> feeds_only_collectives(const Graph& g) {
   NodeMap<std::vector<NodeId>> users(g.nodes.size());
   for (const NodeId id : g.nodes.ids())
@@ -30,11 +38,22 @@ NodeMap<bool> feeds_only_collectives(const Graph& g) {
       feeds[id] = true;
       continue;
     }
-    if (Graph::is_boundary(n.op) || is_collective(n.op) || escapes[id] || users[id].empty())
-      continue;
+    if (!packs(n.op) || escapes[id] || users[id].empty()) continue;
     feeds[id] = std::all_of(users[id].begin(), users[id].end(), [&](NodeId u) { return feeds[u]; });
   }
   return feeds;
+}
+
+// Whether each node needs a reduced gradient: a gradient bucket's wait (bucket >= 0; the
+// forward pass's reductions are needed where they are) or a node reading one.
+NodeMap<bool> needs_reduced_gradients(const Graph& g) {
+  NodeMap<bool> needs(g.nodes.size(), false);
+  for (const NodeId id : g.nodes.ids()) {
+    const GraphNode& n = g.nodes[id];
+    needs[id] = (n.op == OpId::all_reduce_wait && n.attrs.get_int("bucket") >= 0) ||
+                std::any_of(n.inputs.begin(), n.inputs.end(), [&](NodeId in) { return needs[in]; });
+  }
+  return needs;
 }
 
 }  // namespace
@@ -42,10 +61,12 @@ NodeMap<bool> feeds_only_collectives(const Graph& g) {
 Graph issue_collectives_early(const Graph& g) {
   const NodeMap<bool> feeds = feeds_only_collectives(g);
   if (std::none_of(feeds.begin(), feeds.end(), [](bool f) { return f; })) return g;
-  NodeMap<size_t> key(g.nodes.size());
+  const NodeMap<bool> late = needs_reduced_gradients(g);
+  const size_t size = g.nodes.size();
+  NodeMap<size_t> key(size);
   for (const NodeId id : g.nodes.ids()) {
     const GraphNode& n = g.nodes[id];
-    key[id] = id.index();
+    key[id] = late[id] ? size + id.index() : id.index();
     if (!feeds[id] || n.inputs.empty()) continue;
     key[id] = 0;
     for (const NodeId in : n.inputs) key[id] = std::max(key[id], key[in]);

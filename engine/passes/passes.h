@@ -51,9 +51,10 @@ Graph project_before_gather(const Graph& graph);
 // one fused_elementwise node (float32/float64 arithmetic with bool masks); drops dead nodes.
 Graph fuse_elementwise(const Graph& graph);
 Graph eliminate_dead_code(const Graph& graph);
-// Each all_reduce_start, with the nodes that only feed collectives (a gradient bucket's
-// flattening and concatenation), moves up to just after its inputs are ready; the waits stay
-// where their values are needed. The ranks communicate while the rest of backward runs.
+// Each all_reduce_start, with the nodes that only pack values for it (a gradient bucket's
+// flattening, casting and concatenation), moves up to just after its inputs are ready; the
+// gradient buckets' waits, and what reads them, move after every other node. The ranks
+// communicate while the rest of backward runs.
 Graph issue_collectives_early(const Graph& graph);
 
 // The pipeline kiln::function runs on every new trace.

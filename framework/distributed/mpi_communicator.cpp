@@ -3,6 +3,8 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -61,9 +63,13 @@ class MpiCommunicator final : public Communicator {
     if (initialized == 0) {
       int provided = 0;
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
-      KILN_CHECK(provided >= MPI_THREAD_SERIALIZED,
-                 "MPI does not allow calls from a worker thread (thread level ", provided, ")");
     }
+    // Also when the program initialized MPI itself, perhaps at a lower level.
+    int level = 0;
+    MPI_Query_thread(&level);
+    KILN_CHECK(level >= MPI_THREAD_SERIALIZED,
+               "MPI does not allow calls from a worker thread (thread level ", level,
+               "); initialize it with MPI_Init_thread(..., MPI_THREAD_SERIALIZED, ...)");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
@@ -161,6 +167,9 @@ class MpiCommunicator final : public Communicator {
   void check_host(const Tensor& t, const std::string& what) const {
     KILN_CHECK(t.device().is_cpu(), what, ": the MPI communicator takes host tensors, got one on ",
                t.device());
+    // MPI counts are ints.
+    KILN_CHECK(t.nbytes() <= static_cast<size_t>(INT_MAX), what, ": ", t.nbytes(),
+               " bytes is more than one MPI call moves (2 GiB)");
   }
 
   Ticket submit(const std::string& what, std::function<int()> run) {
@@ -214,6 +223,12 @@ bool launched_by_mpi() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
     if (std::getenv(name) != nullptr) return true;
   return false;
+}
+
+int launched_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* value = std::getenv(name)) return std::max(1, std::atoi(value));
+  return 1;
 }
 
 std::shared_ptr<Communicator> mpi_world() {

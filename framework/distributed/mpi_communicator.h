@@ -11,6 +11,8 @@ namespace kiln::distributed {
 
 // Whether mpirun (or another MPI launcher) started this process.
 bool launched_by_mpi();
+// How many ranks the launcher started (1 outside one).
+int launched_ranks();
 
 // The process's MPI communicator, initializing MPI on first use (MPI is finalized at exit).
 std::shared_ptr<Communicator> mpi_world();

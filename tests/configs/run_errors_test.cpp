@@ -119,6 +119,11 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   expect_error("training: {epochs: 1}",
                "training: {epochs: 1}\ndistribute: {strategy: multi_worker, bucket_mb: 0}",
                {"run.yaml:13:", "bucket_mb must be positive"});
+  expect_error("training: {epochs: 1}",
+               "training: {epochs: 1}\ndistribute: {strategy: multi_worker, timeout_s: .inf}",
+               {"run.yaml:13:", "timeout_s must be at least 0.001"});
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\ndistribute: {timeout_s: 5}",
+               {"run.yaml:13:", "timeout_s applies to data-parallel strategies"});
   // A metric that does not exist: found by validate, not at the first batch.
   expect_error("metrics: [accuracy]", "metrics: [accuracy, mea]",
                {"run.yaml:9:21:", "unknown metric 'mea'", "did you mean"});

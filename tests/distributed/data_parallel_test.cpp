@@ -171,6 +171,32 @@ TEST(DataParallel, AnOddLastBatchSplitsUnevenlyAndStillMatches) {
   expect_same_training(train(Net::mlp, rows, two_cpu_replicas()), one, 1e-5);
 }
 
+TEST(DataParallel, MovingStatisticsStayAlikeAndFiniteWhenAReplicaGetsNoRows) {
+  const auto strategy = two_cpu_replicas();
+  random::set_seed(21);
+  reset_names();
+  Sequential model(
+      {Input({8, 8, 2}), Conv2D(4, {3, 3}), BatchNormalization(), Flatten(), Dense(kClasses)});
+  model.compile({.optimizer = "adam",
+                 .loss = std::make_shared<losses::SparseCategoricalCrossentropy>(
+                     losses::SparseCategoricalCrossentropyOptions{.from_logits = true}),
+                 .strategy = strategy});
+  // The last global batch has one row: rank 1's shard of it is empty.
+  const auto [x, y] = data_of(Net::cnn, 2 * kGlobalBatch + 1);
+  const History h =
+      model.fit(x, y, {.batch_size = kGlobalBatch, .epochs = 1, .verbose = 0, .shuffle = false});
+  EXPECT_TRUE(std::isfinite(h.history.at("loss").back()));
+  for (const Tensor& w : model.get_weights()) {
+    const std::vector<float> both =
+        strategy->communicator().all_gather(w, "weights").to_vector<float>();
+    const size_t n = both.size() / 2;
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_TRUE(std::isfinite(both[i])) << "element " << i;
+      ASSERT_EQ(both[i], both[n + i]) << "the replicas differ at element " << i;
+    }
+  }
+}
+
 TEST(DataParallel, EachBucketStartsReducingBeforeBackwardEnds) {
   const auto strategy = two_cpu_replicas();
   // The MLP's gradients (16, 128, 512 and 2048 bytes, last layer first) in 4 buckets of 256.
@@ -187,9 +213,19 @@ TEST(DataParallel, EachBucketStartsReducingBeforeBackwardEnds) {
   for (int bucket = 0; bucket < 4; ++bucket)
     EXPECT_NE(graph.find("bucket=" + std::to_string(bucket) + "}"), std::string::npos) << graph;
   EXPECT_EQ(graph.find("bucket=4}"), std::string::npos) << graph;
-  // The last layer's bucket goes out before the first layer's kernel gradient (the step's last
-  // matmul) is computed.
-  EXPECT_LT(graph.find("all_reduce_start("), graph.rfind("matmul(")) << graph;
+  // Where the first node of `op` for a gradient bucket (bucket >= 0) is in the printed graph.
+  const auto first_for_a_bucket = [&](const std::string& op) {
+    for (size_t at = graph.find(op + "("); at != std::string::npos; at = graph.find(op, at + 1))
+      if (graph.compare(graph.find("bucket=", at), 9, "bucket=-1") != 0) return at;
+    return std::string::npos;
+  };
+  // A bucket's reduction starts as soon as its gradient exists, before the step's last matmul
+  // (another layer's kernel gradient), and is waited for only after it.
+  const size_t last_matmul = graph.rfind("matmul(");
+  EXPECT_LT(first_for_a_bucket("all_reduce_start"), last_matmul) << graph;
+  const size_t first_wait = first_for_a_bucket("all_reduce_wait");
+  ASSERT_NE(first_wait, std::string::npos) << graph;
+  EXPECT_GT(first_wait, last_matmul) << graph;
 }
 
 TEST(DataParallel, TheRanksCollectivesCombineTheirValues) {

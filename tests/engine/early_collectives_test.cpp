@@ -22,7 +22,7 @@ TEST(EarlyCollectives, AStartAndWhatOnlyFeedsItMoveUpBehindTheirInputs) {
   const NodeId grad = b.op(OpId::mul, {x, y});
   const NodeId more = b.op(OpId::exp, {x});  // backward work after the gradient is ready
   const NodeId rest = b.op(OpId::add, {more, y});
-  const NodeId packed = b.op(OpId::neg, {grad});  // only feeds the reduction
+  const NodeId packed = b.op(OpId::reshape, {grad}, {{"shape", std::vector<int64_t>{4}}});
   const NodeId start = b.op(OpId::all_reduce_start, {packed}, kStart);
   const NodeId summed = b.op(OpId::all_reduce_wait, {start}, kWait);
   const Graph g = b.finish({b.op(OpId::add, {summed, rest})});
@@ -30,7 +30,7 @@ TEST(EarlyCollectives, AStartAndWhatOnlyFeedsItMoveUpBehindTheirInputs) {
             "%0: float32[4] = placeholder() {index=0}\n"
             "%1: float32[4] = placeholder() {index=1}\n"
             "%2: float32[4] = mul(%0, %1)\n"
-            "%3: float32[4] = neg(%2)\n"
+            "%3: float32[4] = reshape(%2) {shape=[4]}\n"
             "%4: float32[4] = all_reduce_start(%3) {reduction=0, bucket=0}\n"
             "%5: float32[4] = exp(%0)\n"
             "%6: float32[4] = add(%5, %1)\n"
@@ -39,15 +39,58 @@ TEST(EarlyCollectives, AStartAndWhatOnlyFeedsItMoveUpBehindTheirInputs) {
             "return (%8)\n");
 }
 
+TEST(EarlyCollectives, WhatNeedsAReducedGradientWaitsForTheRestOfTheStep) {
+  // As a trace may order it: each gradient's reduction and use together, before other work.
+  GraphBuilder b;
+  const NodeId x = b.input({4});
+  const NodeId grad = b.op(OpId::exp, {x});
+  const NodeId start = b.op(OpId::all_reduce_start, {grad}, kStart);
+  const NodeId summed = b.op(OpId::all_reduce_wait, {start}, kWait);
+  const NodeId update = b.op(OpId::sub, {x, summed});
+  const NodeId more = b.op(OpId::neg, {x});  // the rest of backward
+  const Graph g = b.finish({update, more});
+  EXPECT_EQ(to_text(issue_collectives_early(g)),
+            "%0: float32[4] = placeholder() {index=0}\n"
+            "%1: float32[4] = exp(%0)\n"
+            "%2: float32[4] = all_reduce_start(%1) {reduction=0, bucket=0}\n"
+            "%3: float32[4] = neg(%0)\n"
+            "%4: float32[4] = all_reduce_wait(%2) {bucket=0}\n"
+            "%5: float32[4] = sub(%0, %4)\n"
+            "return (%5, %3)\n");
+}
+
+TEST(EarlyCollectives, AForwardReductionIsWaitedForWhereItIs) {
+  GraphBuilder b;
+  const NodeId x = b.input({4});
+  const Attrs forward_start{{"reduction", static_cast<int64_t>(distributed::ReduceOp::sum)},
+                            {"bucket", int64_t{-1}}};
+  const NodeId start = b.op(OpId::all_reduce_start, {x}, forward_start);
+  const NodeId summed = b.op(OpId::all_reduce_wait, {start}, {{"bucket", int64_t{-1}}});
+  const NodeId used = b.op(OpId::exp, {summed});
+  const Graph g = b.finish({used, b.op(OpId::neg, {x})});
+  EXPECT_EQ(to_text(issue_collectives_early(g)), to_text(g));
+}
+
 TEST(EarlyCollectives, AValueUsedElsewhereStaysWhereItWas) {
   GraphBuilder b;
   const NodeId x = b.input({2});
   const NodeId more = b.op(OpId::exp, {x});
-  const NodeId late = b.op(OpId::neg, {more});  // also a result: not moved
+  const NodeId late = b.op(OpId::cast, {more}, {{"dtype", DType::f64}});  // also a result
   const NodeId start = b.op(OpId::all_reduce_start, {late}, kStart);
   const NodeId summed = b.op(OpId::all_reduce_wait, {start}, kWait);
   const Graph g = b.finish({summed, late});
   EXPECT_EQ(to_text(issue_collectives_early(g)), to_text(g));
+}
+
+TEST(EarlyCollectives, TheComputationOfAGradientStaysWhereItWas) {
+  GraphBuilder b;
+  const NodeId x = b.input({3});
+  const NodeId grad = b.op(OpId::exp, {x});  // computes, only for the reduction: not moved
+  const NodeId other = b.op(OpId::neg, {x});
+  const NodeId start = b.op(OpId::all_reduce_start, {b.op(OpId::mul, {grad, grad})}, kStart);
+  const Graph g = b.finish({b.op(OpId::all_reduce_wait, {start}, kWait), other});
+  const std::string text = to_text(issue_collectives_early(g));
+  EXPECT_EQ(text, to_text(g));
 }
 
 TEST(EarlyCollectives, AGraphWithoutCollectivesIsUnchanged) {

@@ -35,8 +35,8 @@ std::vector<std::vector<size_t>> plan_buckets(const std::vector<Tensor>& gradien
   return buckets;
 }
 
-std::vector<Tensor> all_reduce_gradients(const std::vector<Tensor>& gradients,
-                                         int64_t bucket_bytes) {
+std::vector<Tensor> all_reduce_gradients(const std::vector<Tensor>& gradients, int64_t bucket_bytes,
+                                         const Tensor& has_rows) {
   const std::vector<std::vector<size_t>> buckets = plan_buckets(gradients, bucket_bytes);
   std::vector<Tensor> started;
   for (size_t b = 0; b < buckets.size(); ++b) {
@@ -45,7 +45,8 @@ std::vector<Tensor> all_reduce_gradients(const std::vector<Tensor>& gradients,
       const Tensor& g = gradients[k];
       flat.push_back(ops::reshape(ops::cast(g, wire_dtype(g.dtype())), Shape({g.numel()})));
     }
-    const Tensor packed = flat.size() == 1 ? flat[0] : ops::concat(flat, 0);
+    Tensor packed = flat.size() == 1 ? flat[0] : ops::concat(flat, 0);
+    packed = ops::where(has_rows, packed, ops::zeros_like(packed));
     started.push_back(
         ops::all_reduce_start(packed, distributed::ReduceOp::sum, static_cast<int64_t>(b)));
   }

@@ -15,8 +15,10 @@ namespace kiln::distribute {
 std::vector<std::vector<size_t>> plan_buckets(const std::vector<Tensor>& gradients,
                                               int64_t bucket_bytes);
 
-// `gradients` (undefined: no gradient) summed over the ranks of distributed::world().
-std::vector<Tensor> all_reduce_gradients(const std::vector<Tensor>& gradients,
-                                         int64_t bucket_bytes);
+// `gradients` (undefined: no gradient) summed over the ranks of distributed::world(). A replica
+// whose shard has no rows (`has_rows` false: a last batch smaller than the replicas) adds zeros,
+// whatever its kernels made of an empty batch.
+std::vector<Tensor> all_reduce_gradients(const std::vector<Tensor>& gradients, int64_t bucket_bytes,
+                                         const Tensor& has_rows);
 
 }  // namespace kiln::distribute

@@ -22,4 +22,11 @@ void broadcast_from_rank0(const std::vector<Variable>& variables);
 void sum_updates_over_replicas(const std::vector<Variable>& variables,
                                const std::vector<Tensor>& before);
 
+// Each variable := before + the replicas' updates (its value - before) averaged, weighted by
+// `rows` (the replica's rows: a replica without rows, whose statistics are undefined, counts
+// nothing). A BatchNormalization's moving statistics, updated from each replica's shard, stay
+// alike on every replica, as Keras's mirrored variables with MEAN aggregation.
+void average_updates_over_replicas(const std::vector<Variable>& variables,
+                                   const std::vector<Tensor>& before, const Tensor& rows);
+
 }  // namespace kiln::distribute

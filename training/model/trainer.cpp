@@ -5,6 +5,7 @@
 
 #include "kiln/framework/autodiff/grad.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/distributed/communicator.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/losses/registry.h"
@@ -281,6 +282,11 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
                                              const std::vector<Tensor>& y,
                                              const std::vector<Tensor>& sample_weight) {
   const std::vector<Variable> variables = model_.trainable_weights();
+  // State the forward pass updates from the replica's shard (moving statistics): averaged over
+  // the replicas after the step.
+  const std::vector<Variable> moving =
+      replica_.count > 1 ? model_.non_trainable_weights() : std::vector<Variable>{};
+  const std::vector<Tensor> moving_before = distribute::values_before(moving);
   std::vector<Tensor> predictions;
   std::vector<Tensor> masks;
   Tensor loss;  // the metrics' loss; the gradients are of the optimizer's scaled one
@@ -292,7 +298,11 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
         return optimizer_->scale_loss(loss);
       },
       variables);
-  if (replica_.count > 1) grads = distribute::all_reduce_gradients(grads, bucket_bytes_);
+  if (replica_.count > 1) {
+    const Tensor rows = ops::size_of(y[0], {0}, DType::f64);
+    grads = distribute::all_reduce_gradients(grads, bucket_bytes_, ops::greater(rows, 0.0));
+    distribute::average_updates_over_replicas(moving, moving_before, rows);
+  }
   optimizer_->apply_gradients(grads, variables);
   return update_metrics(loss, y, predictions, sample_weight, masks);
 }
@@ -439,6 +449,13 @@ void Trainer::broadcast_state() const {
   for (const auto& group : {model_.random_states(), optimizer_->variables()})
     state.insert(state.end(), group.begin(), group.end());
   distribute::broadcast_from_rank0(state);
+}
+
+bool Trainer::on_any_replica(bool flag) const {
+  if (replica_.count == 1) return flag;
+  const Tensor value = from_vector<int32_t>({flag ? 1 : 0}, {1}, DType::i32, Device::cpu());
+  distributed::world().all_reduce(value, distributed::ReduceOp::max, "the replicas' stop flags");
+  return value.item<int32_t>() != 0;
 }
 
 std::vector<Variable> Trainer::metric_variables() const {

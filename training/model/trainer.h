@@ -79,6 +79,9 @@ class Trainer {
   const Device& device() const { return device_; }
   // This process's replica of compile's strategy ({0, 1} without one).
   const distributed::ReplicaContext& replica() const { return replica_; }
+  // Whether `flag` holds on any replica (the flag itself with one): replicas stop training
+  // together, whichever of them a callback or an interrupt told to.
+  bool on_any_replica(bool flag) const;
   // The optimizer's and metrics' variables that exist now (compile moves those of objects the
   // user made, on the CPU, to the trainer's device).
   std::vector<Variable> state_variables() const;

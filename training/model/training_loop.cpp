@@ -303,6 +303,7 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
       group.clear();
       const Logs logs = read_batch_logs ? t.logs_from(results) : Logs{};
       callbacks.each([&](Callback& c) { c.on_train_batch_end(step - 1, logs); });
+      stop_training = t.on_any_replica(stop_training);
     };
     while (std::optional<datasets::Element> e =
                batches.next(step + static_cast<int64_t>(group.size()))) {

@@ -1,6 +1,8 @@
 // matmul on oneDNN for float32 and bfloat16; the reference loop for other dtypes.
 #include <oneapi/dnnl/dnnl.h>
 
+#include <cstring>
+
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
 #include "kiln/framework/backends/cpu/reference/reference.h"
@@ -110,7 +112,11 @@ class MatmulCall {
 
 void matmul_kernel(const KernelContext& c) {
   const MatmulShape s(c);
-  if (s.uses_reference()) {
+  if (s.k == 0) {
+    // A sum over an empty inner dimension (an empty batch's weight gradient): zeros, which
+    // neither sgemm nor the primitive writes.
+    std::memset(c.output.raw_data(), 0, c.output.nbytes());
+  } else if (s.uses_reference()) {
     reference::matmul(c.inputs[0], c.inputs[1], c.output, s.ta, s.tb);
   } else if (s.uses_sgemm()) {
     const dnnl_status_t status =
@@ -126,7 +132,7 @@ void matmul_kernel(const KernelContext& c) {
 
 std::unique_ptr<PreparedKernel> prepare_matmul(const KernelContext& c) {
   const MatmulShape s(c);
-  if (s.uses_reference() || s.uses_sgemm()) return nullptr;
+  if (s.k == 0 || s.uses_reference() || s.uses_sgemm()) return nullptr;
   return std::make_unique<PreparedCall<MatmulCall>>(c);
 }
 

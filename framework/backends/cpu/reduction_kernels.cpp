@@ -120,13 +120,15 @@ void reduce_typed(const T* in, T* out, const Layout3& l) {
       out[o * l.inner + i] = convert_value<T>(acc[static_cast<size_t>(i - ib)]);
   };
   if (l.outer >= omp_get_max_threads() || l.outer * l.inner * l.reduced <= kParallelGrain) {
-    parallel_for(l.outer, std::max<int64_t>(1, kParallelGrain / (l.reduced * l.inner)),
+    // An empty reduced axis (a replica's empty shard) sums to zeros.
+    parallel_for(l.outer,
+                 std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.reduced * l.inner)),
                  [&](int64_t b, int64_t e) {
                    for (int64_t o = b; o < e; ++o) block(o, 0, l.inner);
                  });
   } else {
     for (int64_t o = 0; o < l.outer; ++o)
-      parallel_for(l.inner, std::max<int64_t>(64, kParallelGrain / l.reduced),
+      parallel_for(l.inner, std::max<int64_t>(64, kParallelGrain / std::max<int64_t>(1, l.reduced)),
                    [&](int64_t b, int64_t e) { block(o, b, e); });
   }
 }

@@ -55,6 +55,18 @@ TEST(Matmul, ReferenceAgreesWithHandComputation) {
             (std::vector<float>{26, 30, 38, 44}));
 }
 
+TEST(Matmul, AnEmptyInnerDimensionGivesZeros) {
+  // An empty batch's weight gradient: x^T [3, 0] times dy [0, 2].
+  for (const DType dtype : {DType::f32, DType::f64, DType::bf16}) {
+    const Tensor x = Tensor::empty({0, 3}, dtype);
+    const Tensor dy = Tensor::empty({0, 2}, dtype);
+    const Tensor g = ops::matmul(x, dy, true, false);
+    EXPECT_EQ(g.shape(), Shape({3, 2}));
+    EXPECT_EQ(ops::cast(g, DType::f32).to_vector<float>(), std::vector<float>(6, 0.0f))
+        << dtype_name(dtype);
+  }
+}
+
 TEST(Matmul, Gradients) {
   for (const auto& c : kCases) {
     if (c.a.numel() > 200) continue;  // finite differences are quadratic in size

@@ -51,7 +51,7 @@ TEST(GradientBuckets, ADtypeChangeStartsABucket) {
 TEST(GradientBuckets, OneRankGetsItsGradientsBackInTheirShapesAndDtypes) {
   const std::vector<Tensor> grads{from_vector<float>({1, 2, 3, 4}, {2, 2}), Tensor(),
                                   ops::cast(from_vector<float>({5}, {1}), DType::bf16)};
-  const std::vector<Tensor> summed = all_reduce_gradients(grads, 8);
+  const std::vector<Tensor> summed = all_reduce_gradients(grads, 8, scalar(1, DType::boolean));
   ASSERT_EQ(summed.size(), 3u);
   EXPECT_EQ(summed[0].shape(), Shape({2, 2}));
   EXPECT_EQ(summed[0].to_vector<float>(), (std::vector<float>{1, 2, 3, 4}));
