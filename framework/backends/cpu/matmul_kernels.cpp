@@ -49,9 +49,17 @@ struct MatmulShape {
         m(c.output.dim(-2)),
         n(c.output.dim(-1)),
         k(ta ? c.inputs[0].dim(-2) : c.inputs[0].dim(-1)),
-        batch(c.output.numel() / (m * n)),
-        a_batch(c.inputs[0].numel() / (m * k)),
-        b_batch(c.inputs[1].numel() / (k * n)) {}
+        batch(matrices(c.output)),
+        a_batch(matrices(c.inputs[0])),
+        b_batch(matrices(c.inputs[1])) {}
+
+  // How many matrices `t` holds: the product of its dims before the last two (also when a
+  // matrix is empty).
+  static int64_t matrices(const Tensor& t) {
+    int64_t count = 1;
+    for (int axis = 0; axis + 2 < t.rank(); ++axis) count *= t.dim(axis);
+    return count;
+  }
 
   bool uses_reference() const { return dtype != DType::f32 && dtype != DType::bf16; }
   // One float32 GEMM (no batch, or a batch folded into the rows of an untransposed a against a
