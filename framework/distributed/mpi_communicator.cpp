@@ -78,11 +78,13 @@ class MpiCommunicator final : public Communicator {
 
   // At exit, after the last collective: the worker stops, then MPI ends on the main thread.
   void finalize() {
-    {
-      const std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
+    std::unique_lock lock(mutex_);
+    stopping_ = true;
     ready_.notify_all();
+    // A collective still running at exit (its peers gone) would hold the join forever.
+    const bool drained = done_.wait_for(lock, timeout(), [&] { return completed_ == issued_; });
+    lock.unlock();
+    if (!drained) abort("exiting with a collective unfinished after the timeout");
     if (worker_.joinable()) worker_.join();
     int finalized = 0;
     MPI_Finalized(&finalized);
