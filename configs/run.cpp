@@ -82,14 +82,16 @@ void read_distribute(const Config& run, Training& t) {
   if (d->contains("bucket_mb"))
     located((*d)["bucket_mb"], [&] {
       const double mb = (*d)["bucket_mb"].as_double();
-      KILN_CHECK(std::isfinite(mb) && mb * (1 << 20) >= 1, "bucket_mb must be positive, got ", mb);
+      KILN_CHECK(std::isfinite(mb) && mb * (1 << 20) >= 1 && mb <= (1 << 20),
+                 "bucket_mb must be positive (and at most 1048576), got ", mb);
       t.strategy->set_bucket_bytes(static_cast<int64_t>(mb * (1 << 20)));
       return 0;
     });
   if (d->contains("timeout_s"))
     located((*d)["timeout_s"], [&] {
       const double s = (*d)["timeout_s"].as_double();
-      KILN_CHECK(std::isfinite(s) && s >= 0.001, "timeout_s must be at least 0.001, got ", s);
+      KILN_CHECK(std::isfinite(s) && s >= 0.001 && s <= 1e6,
+                 "timeout_s must be at least 0.001 (and at most 1e6), got ", s);
       t.strategy->communicator().set_timeout(
           std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
       return 0;

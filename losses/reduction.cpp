@@ -69,7 +69,8 @@ Tensor apply_mask(const Tensor& sample_weight, const Tensor& mask, DType dtype,
 Tensor reduce_values(const Tensor& values, const Tensor& sample_weight, Reduction reduction) {
   if (reduction == Reduction::none) return values;
   // A loss already reduced to a scalar (a custom one's mean): each replica's share, as Keras
-  // scales it by 1 / replicas.
+  // scales it by 1 / replicas; the replicas' sums add up as they are.
+  if (values.rank() == 0 && reduction == Reduction::sum) return values;
   if (values.rank() == 0) {
     const int replicas = distributed::replica_context().count;
     return replicas > 1 ? values * (1.0 / replicas) : values;

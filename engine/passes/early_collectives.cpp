@@ -1,10 +1,10 @@
 // Early collectives: each all_reduce_start, and the nodes that only pack values for it (a
-// gradient bucket's flattening, casting and concatenation), is keyed to the position of its
-// latest input instead of its own; every node that needs a reduced gradient (the waits of the
-// gradient buckets and what reads them: the optimizer's updates) is keyed after all the others;
-// the nodes are stably sorted by key. However a trace ordered them, each bucket's reduction then
-// starts as soon as its last gradient exists and is waited for only once the rest of backward
-// (and the metrics) has run, so the ranks communicate meanwhile. Every edge still points
+// gradient bucket's flattening, concatenation and elementwise casts or masks), is keyed to the
+// position of its latest input instead of its own; every node that needs a reduced gradient (the
+// waits of the gradient buckets and what reads them: the optimizer's updates) is keyed after all
+// the others; the nodes are stably sorted by key. However a trace ordered them, each bucket's
+// reduction then starts as soon as its last gradient exists and is waited for only once the rest of
+// backward (and the metrics) has run, so the ranks communicate meanwhile. Every edge still points
 // forward: a node's key is never below its inputs' keys, nothing that needs no reduced gradient
 // reads one that does, and ties keep the original order.
 #include <algorithm>
@@ -16,9 +16,9 @@
 namespace kiln::engine {
 namespace {
 
-// Ops that only repack a gradient for its bucket.
+// Ops that repack a gradient for its bucket (flatten, concatenate, cast, mask).
 bool packs(OpId op) {
-  return is_alias(op) || op == OpId::concat || op == OpId::cast;
+  return is_alias(op) || op == OpId::concat || is_elementwise(op);
 }
 
 // Whether each node is a collective start or packs values only for starts (directly or through

@@ -284,8 +284,10 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
   const std::vector<Variable> variables = model_.trainable_weights();
   // State the forward pass updates from the replica's shard (moving statistics): averaged over
   // the replicas after the step.
-  const std::vector<Variable> moving =
-      replica_.count > 1 ? model_.non_trainable_weights() : std::vector<Variable>{};
+  std::vector<Variable> moving;
+  if (replica_.count > 1)
+    for (const Variable& v : model_.non_trainable_weights())
+      if (!v.trainable()) moving.push_back(v);  // not a frozen layer's kernel, say
   const std::vector<Tensor> moving_before = distribute::values_before(moving);
   std::vector<Tensor> predictions;
   std::vector<Tensor> masks;

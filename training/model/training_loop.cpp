@@ -320,6 +320,7 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
       for (const auto& [name, value] : val) epoch_logs["val_" + name] = value;
     }
     callbacks.each([&](Callback& c) { c.on_epoch_end(epoch, epoch_logs); });
+    stop_training = t.on_any_replica(stop_training);
     epochs_run_to = epoch + 1;
     if (batches.ran_out()) {
       log(LogLevel::warning, "fit: the data ran out after ", step,
