@@ -78,10 +78,10 @@ def gpu_table():
 
 def cpu_check():
     # Measured here (benchmarks/distributed/run.sh, 2 ranks, shared memory): 1 MiB all-reduces
-    # in 113 us, 4 KiB in 7 us (through the communicator's thread); one process's CNN step of 128
-    # images takes 24.1 ms on one core.
-    bandwidth, latency = 2**20 / 113e-6, 7e-6 / 2
-    step_one = 24.1e-3
+    # in 117 us, 4 KiB in 8.1 us (through the communicator's thread); one process's CNN step of
+    # 128 images takes 25.5 ms on one core (1.529 s for 60 steps).
+    bandwidth, latency = 2**20 / 117e-6, 8.1e-6 / 2
+    step_one = 25.5e-3
     step_two = step_one / 2  # each rank's half batch on its own core
     e = exposed(MODELS["fashion_mnist_cnn"], 2, bandwidth, latency, 0.6 * step_two)
     return (f"CNN, 2 CPU processes: exposed communication {1e6 * e:.0f} us per step, "
