@@ -27,4 +27,7 @@ if(KILN_WITH_CUDA)
   # cuDNN (convolutions): beside the toolkit's libraries or in the system's.
   find_library(KILN_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
   find_path(KILN_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} REQUIRED)
+  # NCCL: the communicator of data-parallel training on GPUs (framework/distributed/nccl.h).
+  find_library(KILN_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} REQUIRED)
+  find_path(KILN_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} REQUIRED)
 endif()

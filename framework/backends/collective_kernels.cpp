@@ -1,13 +1,14 @@
-// The collectives' kernels, one for every device: a host tensor is reduced where it lies (start
-// copies its input into its output and reduces that in place); a device tensor goes through a
-// host copy, which the communicator reduces and wait copies back. The communicator's own
+// The collectives' kernels, one for every device: a tensor on a device the communicator takes (the
+// host for MPI, a GPU for NCCL) is reduced where it lies (start copies its input into its output
+// and reduces that in place); another goes through a host copy, which the communicator reduces
+// and wait copies back. The communicator's own
 // thread carries the reduction, so the kernels return at once.
-#include <cstring>
 #include <string>
 
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/distributed/pending_reductions.h"
 #include "kiln/framework/ops/op_def.h"
+#include "kiln/framework/tensor/variable.h"
 
 namespace kiln {
 namespace {
@@ -25,9 +26,8 @@ void all_reduce_start_kernel(const KernelContext& c) {
   const Tensor& in = c.inputs[0];
   const auto op = static_cast<ReduceOp>(c.attrs.get_int("reduction"));
   distributed::Communicator& world = distributed::world();
-  if (c.output.device().is_cpu()) {
-    if (c.output.raw_data() != in.raw_data())
-      std::memcpy(c.output.raw_data(), in.raw_data(), in.nbytes());
+  if (world.takes(c.output.device())) {
+    if (c.output.raw_data() != in.raw_data()) copy_into(c.output, in);
     const distributed::Ticket t = world.start_all_reduce(c.output, op, reduction_name(c.attrs));
     distributed::record_pending(c.output.raw_data(), {t, Tensor()});
     return;
@@ -48,7 +48,7 @@ void all_reduce_wait_kernel(const KernelContext& c) {
     backend_for(device).copy_from_host(c.output.raw_data(), p.host.raw_data(), p.host.nbytes(),
                                        device.index);
   } else if (c.output.raw_data() != in.raw_data()) {
-    std::memcpy(c.output.raw_data(), in.raw_data(), in.nbytes());
+    copy_into(c.output, in);
   }
 }
 

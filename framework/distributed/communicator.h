@@ -22,9 +22,12 @@ class Communicator {
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  virtual std::string_view backend() const = 0;  // "local", "mpi"
+  virtual std::string_view backend() const = 0;  // "local", "mpi", "nccl"
+  // Whether the collectives take tensors on `device` as they are; others go through a host copy.
+  virtual bool takes(const Device& device) const { return device.is_cpu(); }
 
-  // Starts reducing `t` (host, contiguous) in place across the ranks; `what` names it in errors
+  // Starts reducing `t` (contiguous, on a device the communicator takes) in place across the
+  // ranks; `what` names it in errors
   // ("all_reduce of gradient bucket 2"). The storage must stay untouched until wait().
   virtual Ticket start_all_reduce(const Tensor& t, ReduceOp op, std::string what) = 0;
   // Returns once the collective is done on this rank; a collective that does not finish within

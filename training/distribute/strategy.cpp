@@ -6,6 +6,7 @@
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/distributed/mpi_communicator.h"
+#include "kiln/framework/distributed/nccl.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/training/model/device_choice.h"
 
@@ -55,6 +56,15 @@ Device multi_worker_device(const std::vector<std::string>& devices, int rank) {
   return Device::cpu();
 }
 
+// GPU replicas of several processes talk through NCCL (bootstrapped over MPI); others through
+// the bootstrap communicator itself.
+std::shared_ptr<distributed::Communicator> replica_communicator(
+    const Device& device, const std::shared_ptr<distributed::Communicator>& bootstrap) {
+  if (device.is_cuda() && bootstrap->size() > 1)
+    return distributed::nccl_world(bootstrap, device.index);
+  return bootstrap;
+}
+
 }  // namespace
 
 Strategy::Strategy(Device device, std::shared_ptr<distributed::Communicator> communicator)
@@ -90,13 +100,14 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const std::vector<std::
 
 MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(
     const std::vector<std::string>& devices,
-    const std::shared_ptr<distributed::Communicator>& communicator)
-    : Strategy(multi_worker_device(devices, communicator->rank()), communicator) {
-  share_random_state(*communicator);
+    const std::shared_ptr<distributed::Communicator>& bootstrap)
+    : Strategy(multi_worker_device(devices, bootstrap->rank()),
+               replica_communicator(multi_worker_device(devices, bootstrap->rank()), bootstrap)) {
+  share_random_state(communicator());
   // The collective ops of the traced steps reduce over these ranks.
-  distributed::set_world(communicator);
+  distributed::set_world(shared_communicator());
   log(LogLevel::info, class_name(), ": replica ", replica_id(), " of ", num_replicas_in_sync(),
-      " on ", device(), " (", communicator->backend(), ")");
+      " on ", device(), " (", communicator().backend(), ")");
 }
 
 StrategyScope::StrategyScope(StrategyPtr strategy)

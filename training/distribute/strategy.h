@@ -38,6 +38,9 @@ class Strategy {
   // Rank 0 alone prints progress and writes checkpoints, logs and run directories.
   bool is_chief() const { return replica_id() == 0; }
   distributed::Communicator& communicator() const { return *communicator_; }
+  const std::shared_ptr<distributed::Communicator>& shared_communicator() const {
+    return communicator_;
+  }
 
   // Gradients go to the all-reduce in buckets of about this many bytes (at least one gradient
   // each), in the order backprop produces them.
@@ -78,10 +81,11 @@ class MirroredStrategy final : public Strategy {
 };
 
 // One process per replica, on any number of machines, started by mpirun (or kiln train --nproc
-// N): the ranks of MPI_COMM_WORLD. A process's device is devices[local rank % size] ("cpu": every
-// rank on the CPU; no devices: the local rank's GPU where there are GPUs, else the CPU). Made
-// in a process mpirun did not start, it is one replica. The ranks' random generators take rank
-// 0's state, so every rank builds the same model and shuffles its data the same way.
+// N): the ranks of MPI_COMM_WORLD, talking over MPI, or over NCCL for GPU replicas. A process's
+// device is devices[local rank % size] ("cpu": every rank on the CPU; no devices: the local rank's
+// GPU where there are GPUs, else the CPU). Made in a process mpirun did not start, it is one
+// replica. The ranks' random generators take rank 0's state, so every rank builds the same model
+// and shuffles its data the same way.
 class MultiWorkerMirroredStrategy final : public Strategy {
  public:
   explicit MultiWorkerMirroredStrategy(const std::vector<std::string>& devices = {});

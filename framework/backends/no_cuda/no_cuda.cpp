@@ -1,5 +1,7 @@
 // Built when KILN_WITH_CUDA is off: no CUDA backend and no CUDA kernels.
 #include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/distributed/nccl.h"
 #include "kiln/framework/ops/op_def.h"
 
 namespace kiln {
@@ -7,4 +9,9 @@ Backend* built_in_cuda_backend() {
   return nullptr;
 }
 void register_cuda_kernels(OpTable&) {}
+
+std::shared_ptr<distributed::Communicator> distributed::nccl_world(
+    std::shared_ptr<distributed::Communicator>, int) {
+  throw Error("NCCL needs a build with CUDA (KILN_WITH_CUDA)");
+}
 }  // namespace kiln

@@ -1,0 +1,252 @@
+// The NCCL communicator (framework/distributed/nccl.h). A collective on CUDA tensors is queued on
+// the communicator's stream behind an event of the compute stream; its ticket is an event on the
+// communicator's stream that wait() makes the compute stream wait for. Nothing blocks the host,
+// so a watchdog thread bounds failures: a collective unfinished after the timeout, or an NCCL
+// error reported asynchronously, aborts the communicator and ends the process naming it.
+#include <nccl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/distributed/nccl.h"
+
+namespace kiln::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+#define KILN_NCCL_CHECK(call)                                                                     \
+  do {                                                                                            \
+    const ncclResult_t kiln_nccl_status_ = (call);                                                \
+    KILN_CHECK(kiln_nccl_status_ == ncclSuccess, #call,                                           \
+               " failed: ", ncclGetErrorString(kiln_nccl_status_), " (", __FILE__, ":", __LINE__, \
+               ")");                                                                              \
+  } while (0)
+
+ncclDataType_t nccl_type(DType dtype, const std::string& what) {
+  switch (dtype) {
+    case DType::f32:
+      return ncclFloat32;
+    case DType::f64:
+      return ncclFloat64;
+    case DType::f16:
+      return ncclFloat16;
+    case DType::bf16:
+      return ncclBfloat16;
+    case DType::i32:
+      return ncclInt32;
+    case DType::i64:
+      return ncclInt64;
+    case DType::u8:
+    case DType::boolean:
+      return ncclUint8;
+  }
+  throw Error(detail::concat(what, ": NCCL has no ", dtype_name(dtype), " type"));
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum:
+      return ncclSum;
+    case ReduceOp::mean:
+      return ncclAvg;
+    case ReduceOp::max:
+      return ncclMax;
+  }
+  return ncclSum;
+}
+
+class NcclCommunicator final : public Communicator {
+ public:
+  NcclCommunicator(std::shared_ptr<Communicator> bootstrap, int device)
+      : bootstrap_(std::move(bootstrap)), device_(device) {
+    const cuda::DeviceGuard guard(device_);
+    // Rank 0's unique id, to every rank through the bootstrap communicator.
+    ncclUniqueId id{};
+    if (bootstrap_->rank() == 0) KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+    const Tensor bytes = Tensor::empty({static_cast<int64_t>(sizeof id)}, DType::u8, Device::cpu());
+    std::memcpy(bytes.raw_data(), &id, sizeof id);
+    bootstrap_->broadcast(bytes, 0, "NCCL's unique id");
+    std::memcpy(&id, bytes.raw_data(), sizeof id);
+    KILN_NCCL_CHECK(ncclCommInitRank(&comm_, bootstrap_->size(), id, bootstrap_->rank()));
+    KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    watchdog_ = std::thread([this] { watch(); });
+  }
+
+  ~NcclCommunicator() override {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (watchdog_.joinable()) watchdog_.join();
+    ncclCommDestroy(comm_);
+  }
+
+  int rank() const override { return bootstrap_->rank(); }
+  int size() const override { return bootstrap_->size(); }
+  std::string_view backend() const override { return "nccl"; }
+  bool takes(const Device& device) const override {
+    return device.is_cuda() && device.index == device_;
+  }
+
+  Ticket start_all_reduce(const Tensor& t, ReduceOp op, std::string what) override {
+    if (t.device().is_cpu()) return host(bootstrap_->start_all_reduce(t, op, std::move(what)));
+    const ncclDataType_t type = nccl_type(t.dtype(), what);
+    return enqueue(std::move(what), [&] {
+      KILN_NCCL_CHECK(ncclAllReduce(t.raw_data(), t.raw_data(), static_cast<size_t>(t.numel()),
+                                    type, nccl_op(op), comm_, stream_));
+    });
+  }
+
+  void wait(Ticket ticket) override {
+    cudaEvent_t done = nullptr;
+    Ticket host_ticket = 0;
+    {
+      const std::lock_guard lock(mutex_);
+      const auto it = tickets_.find(ticket);
+      KILN_CHECK(it != tickets_.end(), "NCCL: wait on an unknown collective");
+      done = it->second.done;
+      host_ticket = it->second.host_ticket;
+    }
+    if (done == nullptr) {
+      bootstrap_->wait(host_ticket);
+      forget(ticket);
+      return;
+    }
+    // Stream-ordered: later kernels on the compute stream see the reduced values.
+    KILN_CUDA_CHECK(cudaStreamWaitEvent(cuda::current_stream(device_), done, 0));
+  }
+
+  void broadcast(const Tensor& t, int root, std::string what) override {
+    if (t.device().is_cpu()) return bootstrap_->broadcast(t, root, std::move(what));
+    wait_on_host(enqueue(std::move(what), [&] {
+      KILN_NCCL_CHECK(
+          ncclBroadcast(t.raw_data(), t.raw_data(), t.nbytes(), ncclUint8, root, comm_, stream_));
+    }));
+  }
+
+  Tensor all_gather(const Tensor& t, std::string what) override {
+    if (t.device().is_cpu()) return bootstrap_->all_gather(t, std::move(what));
+    std::vector<int64_t> dims{size()};
+    for (const int64_t d : t.shape().dims()) dims.push_back(d);
+    const Tensor out = Tensor::empty(Shape(dims), t.dtype(), t.device());
+    wait_on_host(enqueue(std::move(what), [&] {
+      KILN_NCCL_CHECK(
+          ncclAllGather(t.raw_data(), out.raw_data(), t.nbytes(), ncclUint8, comm_, stream_));
+    }));
+    return out;
+  }
+
+  void barrier(std::string what) override { bootstrap_->barrier(std::move(what)); }
+
+  [[noreturn]] void abort(const std::string& reason) override {
+    ncclCommAbort(comm_);
+    bootstrap_->abort(reason);
+    _exit(1);  // not reached: the bootstrap's abort ends the process
+  }
+
+ private:
+  struct Pending {
+    cudaEvent_t done = nullptr;  // null: a host collective of the bootstrap's
+    Ticket host_ticket = 0;
+    std::string what;
+    Clock::time_point issued;
+  };
+
+  // Queues `issue` (NCCL calls on stream_) behind the work queued so far on the compute stream.
+  template <typename F>
+  Ticket enqueue(std::string what, F&& issue) {
+    const cuda::DeviceGuard guard(device_);
+    cudaEvent_t ready = nullptr;
+    cudaEvent_t done = nullptr;
+    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+    KILN_CUDA_CHECK(cudaEventRecord(ready, cuda::current_stream(device_)));
+    KILN_CUDA_CHECK(cudaStreamWaitEvent(stream_, ready, 0));
+    KILN_CUDA_CHECK(cudaEventDestroy(ready));
+    issue();
+    KILN_CUDA_CHECK(cudaEventRecord(done, stream_));
+    const std::lock_guard lock(mutex_);
+    const Ticket ticket = ++issued_;
+    tickets_[ticket] = {done, 0, std::move(what), Clock::now()};
+    return ticket;
+  }
+
+  Ticket host(Ticket host_ticket) {
+    const std::lock_guard lock(mutex_);
+    const Ticket ticket = ++issued_;
+    tickets_[ticket] = {nullptr, host_ticket, "", Clock::now()};
+    return ticket;
+  }
+
+  void wait_on_host(Ticket ticket) {
+    wait(ticket);
+    KILN_CUDA_CHECK(cudaStreamSynchronize(cuda::current_stream(device_)));
+  }
+
+  void forget(Ticket ticket) {
+    const std::lock_guard lock(mutex_);
+    tickets_.erase(ticket);
+  }
+
+  // Every 100 ms: finished collectives are forgotten; one past the timeout, or an error NCCL
+  // reports, ends the process.
+  void watch() {
+    std::unique_lock lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; })) {
+      ncclResult_t async = ncclSuccess;
+      ncclCommGetAsyncError(comm_, &async);
+      if (async != ncclSuccess && async != ncclInProgress) {
+        lock.unlock();
+        abort(detail::concat("NCCL failed: ", ncclGetErrorString(async)));
+      }
+      for (auto it = tickets_.begin(); it != tickets_.end();) {
+        Pending& p = it->second;
+        if (p.done == nullptr) {
+          ++it;
+          continue;
+        }
+        if (cudaEventQuery(p.done) == cudaSuccess) {
+          cudaEventDestroy(p.done);
+          it = tickets_.erase(it);
+          continue;
+        }
+        if (Clock::now() - p.issued > timeout()) {
+          const std::string what = p.what;
+          lock.unlock();
+          abort(detail::concat(what, " did not finish within ", timeout().count() / 1000.0,
+                               " s: another rank died or stalled"));
+        }
+        ++it;
+      }
+    }
+  }
+
+  std::shared_ptr<Communicator> bootstrap_;
+  int device_;
+  ncclComm_t comm_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::map<Ticket, Pending> tickets_;
+  Ticket issued_ = 0;
+  bool stopping_ = false;
+  std::thread watchdog_;
+};
+
+}  // namespace
+
+std::shared_ptr<Communicator> nccl_world(std::shared_ptr<Communicator> bootstrap, int device) {
+  return std::make_shared<NcclCommunicator>(std::move(bootstrap), device);
+}
+
+}  // namespace kiln::distributed
