@@ -3,6 +3,7 @@
 // transport. Implementations: a single process (LocalCommunicator, every collective the identity),
 // MPI for host tensors (mpi_communicator.h). Collectives are matched by order: every rank issues
 // the same collectives in the same order, as the traced steps (one graph on every rank) do.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -46,11 +47,12 @@ class Communicator {
   [[noreturn]] virtual void abort(const std::string& reason) = 0;
 
   // How long a collective may take before the ranks give up on each other.
-  std::chrono::milliseconds timeout() const { return timeout_; }
-  void set_timeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+  // Read by watchdog threads too.
+  std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(timeout_ms_); }
+  virtual void set_timeout(std::chrono::milliseconds timeout) { timeout_ms_ = timeout.count(); }
 
  private:
-  std::chrono::milliseconds timeout_{std::chrono::seconds(60)};
+  std::atomic<int64_t> timeout_ms_{60'000};
 };
 
 // One process alone: reductions and broadcasts leave tensors as they are.

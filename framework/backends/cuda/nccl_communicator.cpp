@@ -9,10 +9,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/core/error.h"
@@ -81,14 +83,42 @@ class NcclCommunicator final : public Communicator {
     watchdog_ = std::thread([this] { watch(); });
   }
 
-  ~NcclCommunicator() override {
+  ~NcclCommunicator() override { shutdown(); }
+
+  // Once, before CUDA and MPI end (nccl_world registers it at exit): the collectives still
+  // queued finish (or, past the timeout, the communicator is aborted), the watchdog stops and
+  // NCCL lets go of the communicator.
+  void shutdown() {
     {
-      const std::lock_guard lock(mutex_);
+      std::unique_lock lock(mutex_);
+      if (stopping_) return;
       stopping_ = true;
     }
     wake_.notify_all();
     if (watchdog_.joinable()) watchdog_.join();
-    ncclCommDestroy(comm_);
+    const Clock::time_point deadline = Clock::now() + timeout();
+    const std::lock_guard lock(mutex_);
+    bool finished = true;
+    for (auto& [ticket, p] : tickets_) {
+      if (p.done == nullptr) continue;
+      while (cudaEventQuery(p.done) == cudaErrorNotReady && Clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      finished = finished && cudaEventQuery(p.done) == cudaSuccess;
+      cudaEventDestroy(p.done);
+    }
+    tickets_.clear();
+    if (finished) {
+      ncclCommFinalize(comm_);
+      ncclCommDestroy(comm_);
+    } else {
+      ncclCommAbort(comm_);
+    }
+    cudaStreamDestroy(stream_);
+  }
+
+  void set_timeout(std::chrono::milliseconds timeout) override {
+    Communicator::set_timeout(timeout);
+    bootstrap_->set_timeout(timeout);
   }
 
   int rank() const override { return bootstrap_->rank(); }
@@ -108,22 +138,23 @@ class NcclCommunicator final : public Communicator {
   }
 
   void wait(Ticket ticket) override {
-    cudaEvent_t done = nullptr;
     Ticket host_ticket = 0;
     {
       const std::lock_guard lock(mutex_);
       const auto it = tickets_.find(ticket);
       KILN_CHECK(it != tickets_.end(), "NCCL: wait on an unknown collective");
-      done = it->second.done;
-      host_ticket = it->second.host_ticket;
+      Pending& p = it->second;
+      if (p.done != nullptr) {
+        // Stream-ordered: later kernels on the compute stream see the reduced values. Under the
+        // lock: the watchdog destroys the event once it has completed and been waited for.
+        KILN_CUDA_CHECK(cudaStreamWaitEvent(cuda::current_stream(device_), p.done, 0));
+        p.waited = true;
+        return;
+      }
+      host_ticket = p.host_ticket;
+      tickets_.erase(it);
     }
-    if (done == nullptr) {
-      bootstrap_->wait(host_ticket);
-      forget(ticket);
-      return;
-    }
-    // Stream-ordered: later kernels on the compute stream see the reduced values.
-    KILN_CUDA_CHECK(cudaStreamWaitEvent(cuda::current_stream(device_), done, 0));
+    bootstrap_->wait(host_ticket);
   }
 
   void broadcast(const Tensor& t, int root, std::string what) override {
@@ -160,6 +191,7 @@ class NcclCommunicator final : public Communicator {
     Ticket host_ticket = 0;
     std::string what;
     Clock::time_point issued;
+    bool waited = false;  // the compute stream waits for `done`
   };
 
   // Queues `issue` (NCCL calls on stream_) behind the work queued so far on the compute stream.
@@ -177,14 +209,14 @@ class NcclCommunicator final : public Communicator {
     KILN_CUDA_CHECK(cudaEventRecord(done, stream_));
     const std::lock_guard lock(mutex_);
     const Ticket ticket = ++issued_;
-    tickets_[ticket] = {done, 0, std::move(what), Clock::now()};
+    tickets_[ticket] = {done, 0, std::move(what), Clock::now(), false};
     return ticket;
   }
 
   Ticket host(Ticket host_ticket) {
     const std::lock_guard lock(mutex_);
     const Ticket ticket = ++issued_;
-    tickets_[ticket] = {nullptr, host_ticket, "", Clock::now()};
+    tickets_[ticket] = {nullptr, host_ticket, "", Clock::now(), false};
     return ticket;
   }
 
@@ -193,14 +225,11 @@ class NcclCommunicator final : public Communicator {
     KILN_CUDA_CHECK(cudaStreamSynchronize(cuda::current_stream(device_)));
   }
 
-  void forget(Ticket ticket) {
-    const std::lock_guard lock(mutex_);
-    tickets_.erase(ticket);
-  }
-
-  // Every 100 ms: finished collectives are forgotten; one past the timeout, or an error NCCL
-  // reports, ends the process.
+  // Every 100 ms: finished collectives that were waited for are forgotten; one unfinished past
+  // the timeout, or an error NCCL reports, ends the process.
   void watch() {
+    // Its CUDA calls go to this rank's GPU (not a context on GPU 0).
+    cudaSetDevice(device_);
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; })) {
       ncclResult_t async = ncclSuccess;
@@ -216,8 +245,12 @@ class NcclCommunicator final : public Communicator {
           continue;
         }
         if (cudaEventQuery(p.done) == cudaSuccess) {
-          cudaEventDestroy(p.done);
-          it = tickets_.erase(it);
+          if (p.waited) {
+            cudaEventDestroy(p.done);
+            it = tickets_.erase(it);
+          } else {
+            ++it;
+          }
           continue;
         }
         if (Clock::now() - p.issued > timeout()) {
@@ -243,10 +276,25 @@ class NcclCommunicator final : public Communicator {
   std::thread watchdog_;
 };
 
+// The communicators made, shut down at exit: registered after CUDA and MPI started, the handler
+// runs before they end, whenever the communicators themselves are destroyed.
+std::vector<std::weak_ptr<NcclCommunicator>>& made() {
+  static std::vector<std::weak_ptr<NcclCommunicator>>* const communicators = [] {
+    std::atexit([] {
+      for (const std::weak_ptr<NcclCommunicator>& c : made())
+        if (const std::shared_ptr<NcclCommunicator> alive = c.lock()) alive->shutdown();
+    });
+    return new std::vector<std::weak_ptr<NcclCommunicator>>();
+  }();
+  return *communicators;
+}
+
 }  // namespace
 
 std::shared_ptr<Communicator> nccl_world(std::shared_ptr<Communicator> bootstrap, int device) {
-  return std::make_shared<NcclCommunicator>(std::move(bootstrap), device);
+  auto communicator = std::make_shared<NcclCommunicator>(std::move(bootstrap), device);
+  made().push_back(communicator);
+  return communicator;
 }
 
 }  // namespace kiln::distributed
