@@ -70,10 +70,9 @@ Tensor reduce_values(const Tensor& values, const Tensor& sample_weight, Reductio
   if (reduction == Reduction::none) return values;
   // A loss already reduced to a scalar (a custom one's mean): each replica's share, as Keras
   // scales it by 1 / replicas; the replicas' sums add up as they are.
-  if (values.rank() == 0 && reduction == Reduction::sum) return values;
   if (values.rank() == 0) {
     const int replicas = distributed::replica_context().count;
-    return replicas > 1 ? values * (1.0 / replicas) : values;
+    return reduction == Reduction::sum || replicas == 1 ? values : values * (1.0 / replicas);
   }
   const Tensor total = ops::sum(values);
   if (reduction == Reduction::sum) return total;

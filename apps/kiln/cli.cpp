@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -260,9 +259,7 @@ int run(int argc, char** argv) {
   }
   // The ranks of a data-parallel run besides rank 0 say only what goes wrong (unless --verbose):
   // rank 0 reports the run.
-  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
-  if (rank != nullptr && std::string_view(rank) != "0" &&
-      kiln::log_level() < kiln::LogLevel::warning &&
+  if (kiln::distributed::launched_rank() != 0 && kiln::log_level() < kiln::LogLevel::warning &&
       std::find(global_options.begin(), global_options.end(), "--verbose") == global_options.end())
     kiln::set_log_level(kiln::LogLevel::warning);
   if (args.empty()) return usage_error("no command given");

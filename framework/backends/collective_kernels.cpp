@@ -1,8 +1,7 @@
 // The collectives' kernels, one for every device: a tensor on a device the communicator takes (the
-// host for MPI, a GPU for NCCL) is reduced where it lies (start copies its input into its output
-// and reduces that in place); another goes through a host copy, which the communicator reduces
-// and wait copies back. The communicator's own
-// thread carries the reduction, so the kernels return at once.
+// host, and for NCCL its GPU) is reduced where it lies (start copies its input into its output and
+// reduces that in place); another goes through a host copy, which the communicator reduces and
+// wait copies back. The communicator carries the reduction on, so the kernels return at once.
 #include <string>
 
 #include "kiln/framework/backends/backend.h"
@@ -32,9 +31,7 @@ void all_reduce_start_kernel(const KernelContext& c) {
     distributed::record_pending(c.output.raw_data(), {t, Tensor()});
     return;
   }
-  const Device& device = in.device();
-  const Tensor host = Tensor::empty(in.shape(), in.dtype(), Device::cpu());
-  backend_for(device).copy_to_host(host.raw_data(), in.raw_data(), in.nbytes(), device.index);
+  const Tensor host = in.to(Device::cpu());  // a copy: the host is always taken
   const distributed::Ticket t = world.start_all_reduce(host, op, reduction_name(c.attrs));
   distributed::record_pending(c.output.raw_data(), {t, host});
 }

@@ -24,7 +24,8 @@ class Communicator {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual std::string_view backend() const = 0;  // "local", "mpi", "nccl"
-  // Whether the collectives take tensors on `device` as they are; others go through a host copy.
+  // Whether the collectives take tensors on `device` as they are (the host always); others go
+  // through a host copy.
   virtual bool takes(const Device& device) const { return device.is_cpu(); }
 
   // Starts reducing `t` (contiguous, on a device the communicator takes) in place across the

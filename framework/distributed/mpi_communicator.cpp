@@ -233,6 +233,12 @@ int launched_ranks() {
   return 1;
 }
 
+int launched_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+    if (const char* value = std::getenv(name)) return std::atoi(value);
+  return 0;
+}
+
 std::shared_ptr<Communicator> mpi_world() {
   // Lives until the process ends: the atexit handler stops its worker and finalizes MPI on the
   // main thread, after the last collective, whatever the order of static destructors.

@@ -11,8 +11,10 @@ namespace kiln::distributed {
 
 // Whether mpirun (or another MPI launcher) started this process.
 bool launched_by_mpi();
-// How many ranks the launcher started (1 outside one).
+// How many ranks the launcher started (1 outside one), and this process's rank among them (0
+// outside one).
 int launched_ranks();
+int launched_rank();
 
 // The process's MPI communicator, initializing MPI on first use (MPI is finalized at exit).
 std::shared_ptr<Communicator> mpi_world();

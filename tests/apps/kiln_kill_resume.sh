@@ -6,6 +6,7 @@ set -uo pipefail
 kiln=$1 run=$2 dir=$3
 rm -rf "$dir" && mkdir -p "$dir"
 fail() { echo "FAIL: $*"; exit 1; }
+source "$(dirname "$0")/same_checkpoint_state.sh"
 # Full checkpoints every 20 batches, named by epoch and batch, none deleted.
 settings=(--set data.limit=30000 --set training.epochs=2 --set checkpoint.save_freq=20
           --set checkpoint.save_best_only=false --set checkpoint.save_weights_only=false
@@ -28,14 +29,6 @@ echo "killed; resuming from $newest"
 "$kiln" --quiet train "$run" "${settings[@]}" --set "output.dir=$dir/killed" --resume "$newest" \
   > "$dir/resumed.log" 2>&1 || { cat "$dir/resumed.log"; fail "the resumed run failed"; }
 
-# Every weight and optimizer variable, printed exactly (9 significant digits round-trip float32).
-state() { h5dump -m '%.9g' -g /layers -g /optimizer "$1" | tail -n +2; }
-state "$dir/whole/latest.checkpoint.h5" > "$dir/whole.txt" || fail "h5dump cannot read whole"
-state "$dir/killed/latest.checkpoint.h5" > "$dir/resumed.txt" || fail "h5dump cannot read resumed"
-grep -q "DATASET" "$dir/whole.txt" || fail "no variables dumped"
-cmp -s "$dir/whole.txt" "$dir/resumed.txt" || {
-  diff "$dir/whole.txt" "$dir/resumed.txt" | head -n 20
-  fail "the resumed run's weights differ from the uninterrupted run's"
-}
+same_checkpoint_state "$dir"
 rm -rf "$dir"
 echo PASS

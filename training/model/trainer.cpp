@@ -168,11 +168,8 @@ Trainer::Trainer(Model& model, CompileOptions options, Device device)
   KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
              "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
   loss_tracker_ = std::make_shared<metrics::Mean>("loss");
-  if (const distribute::StrategyPtr& s = options_.strategy) {
+  if (const distribute::StrategyPtr& s = options_.strategy)
     replica_ = {s->replica_id(), s->num_replicas_in_sync()};
-    bucket_bytes_ = s->bucket_bytes();
-    overlap_ = s->overlap();
-  }
 }
 
 FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> signature,
@@ -180,7 +177,7 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
   FunctionOptions o{.name = std::move(name),
                     .run_eagerly = options_.run_eagerly,
                     .arg_names = std::move(arg_names)};
-  o.passes.early_collectives = overlap_;
+  o.passes.early_collectives = !options_.strategy || options_.strategy->overlap();
   switch (options_.step_shapes) {
     case StepShapes::model_inputs:
       o.input_signature = std::move(signature);
@@ -302,7 +299,8 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
       variables);
   if (replica_.count > 1) {
     const Tensor rows = ops::size_of(y[0], {0}, DType::f64);
-    grads = distribute::all_reduce_gradients(grads, bucket_bytes_, ops::greater(rows, 0.0));
+    grads = distribute::all_reduce_gradients(grads, options_.strategy->bucket_bytes(),
+                                             ops::greater(rows, 0.0));
     distribute::average_updates_over_replicas(moving, moving_before, rows);
   }
   optimizer_->apply_gradients(grads, variables);

@@ -157,8 +157,6 @@ class Trainer {
   // Data parallelism (compile's strategy): this process's replica and how many train in sync;
   // {0, 1} for one device.
   distributed::ReplicaContext replica_;
-  int64_t bucket_bytes_ = 0;
-  bool overlap_ = true;
 };
 
 }  // namespace kiln

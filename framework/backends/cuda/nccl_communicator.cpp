@@ -125,7 +125,7 @@ class NcclCommunicator final : public Communicator {
   int size() const override { return bootstrap_->size(); }
   std::string_view backend() const override { return "nccl"; }
   bool takes(const Device& device) const override {
-    return device.is_cuda() && device.index == device_;
+    return device.is_cpu() || (device.is_cuda() && device.index == device_);
   }
 
   Ticket start_all_reduce(const Tensor& t, ReduceOp op, std::string what) override {
