@@ -8,6 +8,12 @@ find_package(MPI REQUIRED COMPONENTS C)
 # build machine's.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(KILN_HDF5 REQUIRED IMPORTED_TARGET hdf5)
+# libzip: .keras model files are zip archives (training/saving/keras_archive.cpp).
+pkg_check_modules(KILN_ZIP REQUIRED IMPORTED_TARGET libzip)
+# TensorBoard event files: protobuf messages in TFRecord framing, whose checksums are CRC32C
+# (ISA-L's crc32_iscsi) (training/tensorboard/).
+find_package(Protobuf REQUIRED)
+pkg_check_modules(KILN_ISAL REQUIRED IMPORTED_TARGET libisal)
 find_package(yaml-cpp REQUIRED CONFIG)
 if(KILN_BUILD_TESTS)
   find_package(GTest REQUIRED)

@@ -12,6 +12,7 @@
 #include "kiln/training/callbacks/model_checkpoint.h"
 #include "kiln/training/callbacks/reduce_lr_on_plateau.h"
 #include "kiln/training/callbacks/simple_callbacks.h"
+#include "kiln/training/callbacks/tensorboard.h"
 
 namespace kiln::configs {
 namespace {
@@ -73,6 +74,13 @@ const std::map<std::string, Factory>& factories() {
          KILN_CHECK(sep.size() == 1, a["separator"].where(), "separator must be one character");
          return std::make_shared<CSVLogger>(inside(run.output_dir, a["filename"].as_string()),
                                             sep[0], a.get_bool("append", false));
+       }},
+      {"TensorBoard",
+       [](const Config& a, const RunPlace& run) -> CallbackPtr {
+         const TensorBoardOptions options =
+             read_fields(a, TensorBoardOptions::fields(), "TensorBoard", {}, {"log_dir"});
+         return std::make_shared<TensorBoard>(
+             inside(run.output_dir, a.get_string("log_dir", "logs")), options);
        }},
   };
   return table;

@@ -8,8 +8,10 @@
 //     - ModelCheckpoint: {filepath: "best.weights.h5", save_best_only: true}
 //     - BackupAndRestore: {backup_dir: backup, save_freq: 100}
 //     - CSVLogger: {filename: extra_log.csv}
+//     - TensorBoard: {log_dir: logs, histogram_freq: 1, update_freq: 100}
 //
-// Relative paths are taken inside the run's output directory; full checkpoints (ModelCheckpoint,
+// Relative paths are taken inside the run's output directory (TensorBoard's log_dir defaults to
+// <run>/logs); full checkpoints (ModelCheckpoint,
 // BackupAndRestore) store run_config, the resolved run as JSON.
 #include <string>
 #include <vector>

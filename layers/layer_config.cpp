@@ -1,14 +1,17 @@
 #include "kiln/layers/layer_config.h"
 
+#include "kiln/framework/core/error.h"
 #include "kiln/layers/initializers/initializers.h"
 
 namespace kiln::layers {
 
 Config serialize_initializer(const std::string& name) {
+  const std::string class_name = initializers::get(name)->name();
+  // Keras's Constant needs its value; kiln keeps initializers by name, and its "constant" is 0.
   return Config::map()
       .set("module", "keras.initializers")
-      .set("class_name", initializers::get(name)->name())
-      .set("config", Config::map())
+      .set("class_name", class_name)
+      .set("config", class_name == "Constant" ? Config::map().set("value", 0.0) : Config::map())
       .set("registered_name", Config());
 }
 
@@ -24,7 +27,10 @@ Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer) {
 }
 
 std::vector<std::string> layer_arg_keys() {
-  return {"name", "trainable", "dtype", "input_shape", "batch_input_shape"};
+  // Keras 3's base Layer config also holds activity_regularizer and autocast (a custom layer's
+  // config has them): kiln reads their defaults and refuses anything else in layer_args_of.
+  return {"name",     "trainable",           "dtype", "input_shape", "batch_input_shape",
+          "autocast", "activity_regularizer"};
 }
 
 Config serialize_shape(const Shape& shape) {
@@ -43,6 +49,12 @@ LayerArgs layer_args_of(const Config& config) {
   LayerArgs args;
   args.name = config.get_string("name", "");
   args.trainable = config.get_bool("trainable", true);
+  KILN_CHECK(config.get_bool("autocast", true), config.where(),
+             "autocast: false is not supported (kiln layers cast floating inputs to their "
+             "compute dtype)");
+  if (const Config* r = config.find("activity_regularizer"); r != nullptr)
+    KILN_CHECK(r->is_null(), r->where(), "activity_regularizer is not supported by kiln (got ",
+               r->to_json(), "); leave it null");
   if (const Config* d = config.find("dtype"); d != nullptr && !d->is_null()) {
     // Keras 3 writes {"class_name": "DTypePolicy", "config": {"name": "float32"}}.
     args.dtype = d->is_string() ? d->as_string() : (*d)["config"]["name"].as_string();

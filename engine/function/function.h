@@ -65,6 +65,7 @@ class Function<R(Args...)> {
     return core_->graph_text(trace, optimized);
   }
   std::string graph_dot(size_t trace = 0) const { return core_->graph_dot(trace); }
+  std::shared_ptr<const engine::Graph> graph(size_t trace = 0) const { return core_->graph(trace); }
   std::vector<engine::PlanStats> plan_stats() const { return core_->plan_stats(); }
   const FunctionOptions& options() const { return core_->options(); }
 

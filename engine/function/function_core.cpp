@@ -113,8 +113,7 @@ FunctionCore::Result FunctionCore::call(CallArgs& args, const TraceFn& trace,
   } else {
     spec = &make_plan(args, structure_size, trace, describe);
   }
-  if (!spec->any_cast)
-    return {spec->plan->run(args.tensors), spec->trace->output_template.get()};
+  if (!spec->any_cast) return {spec->plan->run(args.tensors), spec->trace->output_template.get()};
   std::vector<Tensor> cast = args.tensors;
   for (size_t i = 0; i < cast.size(); ++i)
     if (cast[i].dtype() != spec->cast_to[i])
@@ -124,8 +123,8 @@ FunctionCore::Result FunctionCore::call(CallArgs& args, const TraceFn& trace,
   return {spec->plan->run(cast), spec->trace->output_template.get()};
 }
 
-CachedPlan& FunctionCore::make_plan(CallArgs& args, size_t structure_size,
-                                         const TraceFn& trace, const DescribeFn& describe) {
+CachedPlan& FunctionCore::make_plan(CallArgs& args, size_t structure_size, const TraceFn& trace,
+                                    const DescribeFn& describe) {
   const std::vector<int64_t> structure(args.key.begin(),
                                        args.key.begin() + static_cast<ptrdiff_t>(structure_size));
   std::vector<TensorMeta> metas;
@@ -341,10 +340,14 @@ std::vector<PlanStats> FunctionCore::plan_stats() const {
 }
 
 std::string FunctionCore::graph_dot(size_t trace) const {
+  return to_dot(*graph(trace), options_.name);
+}
+
+std::shared_ptr<const Graph> FunctionCore::graph(size_t trace) const {
   const std::lock_guard lock(mutex_);
   KILN_CHECK(trace < traces_.size(), "function '", options_.name, "' has ", traces_.size(),
              " traces; no trace ", trace);
-  return to_dot(*traces_[trace]->graph, options_.name);
+  return traces_[trace]->graph;
 }
 
 }  // namespace kiln::engine

@@ -51,6 +51,8 @@ class FunctionCore {
   size_t num_traces() const;
   std::string graph_text(size_t trace, bool optimized = true) const;
   std::string graph_dot(size_t trace) const;
+  // Trace `trace`'s optimized graph (TensorBoard draws it).
+  std::shared_ptr<const Graph> graph(size_t trace) const;
   // One entry per plan (concrete shape): arena size, kernel steps, in-place steps.
   std::vector<PlanStats> plan_stats() const;
 
@@ -60,7 +62,7 @@ class FunctionCore {
   };
 
   CachedPlan& make_plan(CallArgs& args, size_t structure_size, const TraceFn& trace,
-                             const DescribeFn& describe);
+                        const DescribeFn& describe);
   std::vector<TensorSpec> signature_specs(const CallArgs& args, const ArgsDescription& desc,
                                           std::vector<DType>& cast_to);
   const Trace* find_trace(const std::vector<int64_t>& structure,

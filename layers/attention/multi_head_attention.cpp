@@ -211,8 +211,13 @@ const FieldTable<Options>& fields() {
 }  // namespace
 
 Config MultiHeadAttention::get_config() const {
-  return write_fields(options_, fields(),
-                      Layer::get_config().set("num_heads", num_heads_).set("key_dim", key_dim_));
+  Config config =
+      write_fields(options_, fields(),
+                   Layer::get_config().set("num_heads", num_heads_).set("key_dim", key_dim_));
+  // Keras 3 takes use_causal_mask as a call argument, and its constructor refuses the key: it is
+  // written only when set, so that a Keras reader refuses the file rather than drop the mask.
+  if (!options_.use_causal_mask) config.erase("use_causal_mask");
+  return config;
 }
 
 LayerPtr MultiHeadAttention::from_config(const Config& c) {

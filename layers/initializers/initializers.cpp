@@ -171,16 +171,26 @@ InitializerPtr lecun_normal() {
                                            "LecunNormal");
 }
 
+namespace {
+
+// Keras names the constant initializers apart: Zeros, Ones, and Constant(value).
+InitializerPtr filled(std::string class_name, double value) {
+  return simple(std::move(class_name),
+                [value](const Shape& shape, DType dtype, random::Generator&) {
+                  return full(shape, value, dtype);
+                });
+}
+
+}  // namespace
+
 InitializerPtr zeros() {
-  return constant(0.0);
+  return filled("Zeros", 0.0);
 }
 InitializerPtr ones() {
-  return constant(1.0);
+  return filled("Ones", 1.0);
 }
 InitializerPtr constant(double value) {
-  return simple("Constant", [value](const Shape& shape, DType dtype, random::Generator&) {
-    return full(shape, value, dtype);
-  });
+  return filled("Constant", value);
 }
 InitializerPtr random_normal(double mean, double stddev) {
   return simple("RandomNormal", [=](const Shape& shape, DType dtype, random::Generator& gen) {

@@ -1,6 +1,7 @@
 #include "kiln/training/model/functional_graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -108,9 +109,45 @@ size_t FunctionalGraph::node_index(const CallRecord& record) const {
 }
 
 std::vector<layers::LayerPtr> FunctionalGraph::layers() const {
+  // Keras's Functional.layers order (map_graph in keras/src/ops/function.py), which numbers the
+  // layers of weight files (dense, dense_1, ...) and lists a config's layers: a depth-first
+  // walk from the outputs gives each call's post-order and each layer's first-visit index; a
+  // call's depth is its distance from the outputs (a shared layer's the deepest of its calls
+  // seen so far, in reverse post-order); layers go deepest first, ties by first visit.
+  std::vector<const CallRecord*> post_order;
+  std::map<const layers::Layer*, int64_t> first_visit;
+  std::set<const CallRecord*> finished;
+  std::function<void(const CallRecord*)> visit = [&](const CallRecord* record) {
+    if (finished.contains(record)) return;
+    first_visit.try_emplace(record->layer.get(), static_cast<int64_t>(first_visit.size()));
+    for (const KerasTensor& t : record->inputs) visit(t.record().get());
+    finished.insert(record);
+    post_order.push_back(record);
+  };
+  for (const KerasTensor& out : outputs_) visit(out.record().get());
+  std::map<const CallRecord*, int64_t> call_depth;
+  std::map<const layers::Layer*, int64_t> layer_depth;
+  for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
+    int64_t& layer = layer_depth[(*it)->layer.get()];
+    const int64_t depth = std::max(call_depth[*it], layer);
+    layer = depth;
+    for (const KerasTensor& t : (*it)->inputs) {
+      int64_t& parent = call_depth[t.record().get()];
+      parent = std::max(parent, depth + 1);
+    }
+  }
+  // An input no output reads comes at depth 0, before the rest of that depth.
+  for (const KerasTensor& t : inputs_)
+    if (layer_depth.try_emplace(t.record()->layer.get(), 0).second)
+      first_visit[t.record()->layer.get()] = -1;
   std::vector<layers::LayerPtr> out;
   for (const auto& record : records_)
     if (std::find(out.begin(), out.end(), record->layer) == out.end()) out.push_back(record->layer);
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const layers::LayerPtr& a, const layers::LayerPtr& b) {
+                     const int64_t da = layer_depth.at(a.get()), db = layer_depth.at(b.get());
+                     return da != db ? da > db : first_visit.at(a.get()) < first_visit.at(b.get());
+                   });
   return out;
 }
 

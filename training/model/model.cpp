@@ -7,6 +7,7 @@
 #include "kiln/layers/registry.h"
 #include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/functional_graph.h"
+#include "kiln/training/model/keras_file.h"
 #include "kiln/training/model/summary.h"
 #include "kiln/training/model/trainer.h"
 #include "kiln/training/saving/weights_file.h"
@@ -79,6 +80,10 @@ void Model::save_weights(const std::string& path) const {
 
 void Model::load_weights(const std::string& path) {
   saving::load_weights(saved_weights(), path);
+}
+
+void Model::save(const std::string& path) const {
+  save_model(*this, path);
 }
 
 saving::CheckpointContents Model::checkpoint_contents() const {

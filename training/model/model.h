@@ -69,6 +69,11 @@ class Model : public layers::Layer {
   // Keras .h5); see training/saving/weights_file.h.
   void save_weights(const std::string& path) const;
   void load_weights(const std::string& path);
+  // model.save("m.keras"): the whole model (config, weights, compile arguments and optimizer
+  // state) in Keras 3's .keras format; kiln::load_model reads it (training/model/keras_file.h).
+  void save(const std::string& path) const;
+  // What the weights files are written from and loaded into.
+  saving::ModelWeights saved_weights() const;
   // What a full checkpoint holds of this compiled model (training/saving/checkpoint.h): weights,
   // optimizer state, random streams and config.
   saving::CheckpointContents checkpoint_contents() const;
@@ -174,7 +179,6 @@ class Model : public layers::Layer {
   std::vector<Tensor> predict_tensors(const std::vector<Tensor>& x, const PredictOptions& options);
   // prepare_for's body, which fit runs inside its own CallUndo.
   void prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass);
-  saving::ModelWeights saved_weights() const;
   std::optional<std::pair<int, int64_t>> resume_point_;
 };
 

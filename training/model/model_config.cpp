@@ -46,12 +46,20 @@ Config keras_tensor_config(const FunctionalGraph& graph, const KerasTensor& t) {
                                                        graph.node_index(producer), t.index())));
 }
 
+// Layers whose Keras call takes its tensors as separate arguments (query, value, key) instead of
+// one list.
+bool takes_positional_tensors(const layers::Layer& layer) {
+  return layer.class_name() == "MultiHeadAttention";
+}
+
 // One call: {"args": [x]} for one input, {"args": [[x, y]]} for several (Keras passes a list as
-// the single argument of a multi-input layer).
+// the single argument of a multi-input layer), {"args": [q, v]} for attention.
 Config node_config(const FunctionalGraph& graph, const CallRecord& record) {
   Config tensors = Config::list();
   for (const KerasTensor& t : record.inputs) tensors.push_back(keras_tensor_config(graph, t));
-  Config args = record.inputs.size() == 1 ? std::move(tensors) : Config(Config::List{tensors});
+  Config args = record.inputs.size() == 1 || takes_positional_tensors(*record.layer)
+                    ? std::move(tensors)
+                    : Config(Config::List{tensors});
   return Config::map().set("args", std::move(args)).set("kwargs", Config::map());
 }
 
@@ -110,8 +118,12 @@ class GraphRebuilder {
 
   void add_layer(const Config& entry) {
     const std::string& name = entry["name"].as_string();
-    KILN_CHECK(!entries_.contains(name), "model '", model_name_, "': two layers named '", name,
-               "' in the config");
+    KILN_CHECK(!entries_.contains(name) && !mask_ops_.contains(name), "model '", model_name_,
+               "': two layers named '", name, "' in the config");
+    if (is_mask_op(entry)) {
+      mask_ops_.insert(name);
+      return;
+    }
     LayerPtr layer;
     try {
       layer = layers::deserialize_layer(entry);
@@ -156,9 +168,11 @@ class GraphRebuilder {
                ": an inbound node must be {\"args\": [...], \"kwargs\": {...}} (Keras 3's "
                "format), got ",
                node.to_json());
-    for (const auto& [key, value] : node["kwargs"].as_map())
-      KILN_CHECK(value.is_null(), "model '", model_name_, "': ", reader, ": call argument '", key,
-                 "' is not supported by kiln (got ", value.to_json(), ")");
+    for (const auto& [key, value] : node["kwargs"].as_map()) {
+      if (value.is_null() || ignored_argument(key, value)) continue;
+      throw Error(detail::concat("model '", model_name_, "': ", reader, ": call argument '", key,
+                                 "' is not supported by kiln (got ", value.to_json(), ")"));
+    }
     std::vector<KerasTensor> inputs;
     // A multi-input layer takes its tensors as one list argument.
     for (const Config& arg : node["args"].as_list()) {
@@ -166,6 +180,9 @@ class GraphRebuilder {
         KILN_CHECK(is_keras_tensor(t), "model '", model_name_, "': ", reader,
                    ": kiln layers take only tensors as call arguments, got ", t.to_json());
         const Config& ref = t["config"]["keras_history"];
+        KILN_CHECK(!is_history(ref) || !mask_ops_.contains(ref.at(0).as_string()), "model '",
+                   model_name_, "': ", reader, " takes the output of Keras op '",
+                   ref.at(0).as_string(), "' as data; kiln rebuilds op nodes only as masks");
         const KerasTensor input = find(ref, static_cast<size_t>(node_of(ref, reader)), reader);
         if (!input.defined()) return std::nullopt;
         inputs.push_back(input);
@@ -203,7 +220,25 @@ class GraphRebuilder {
     return outs[index];
   }
 
+  // Keras records the mask a layer computes symbolically (Embedding's not_equal(ids, 0),
+  // Masking's any(not_equal(x, value))) as op nodes whose output it passes on as a `mask=`
+  // argument. kiln's layers compute and pass the same masks themselves (compute_mask), so those
+  // nodes and arguments are skipped.
+  static bool is_mask_op(const Config& entry) {
+    return entry.get_string("module", "").starts_with("keras.src.ops.");
+  }
+
+  // A call argument kiln's layers take implicitly: the mask from a skipped op node, and the
+  // training flag (the step's own decides, as in a Keras functional call).
+  bool ignored_argument(const std::string& key, const Config& value) const {
+    if (key == "training") return value.is_bool();
+    if (key != "mask" || !is_keras_tensor(value)) return false;
+    const Config& ref = value["config"]["keras_history"];
+    return is_history(ref) && mask_ops_.contains(ref.at(0).as_string());
+  }
+
   std::string model_name_;
+  std::set<std::string> mask_ops_;
   std::vector<std::string> order_;
   std::map<std::string, Entry> entries_;
   // Per layer, per call made so far: its outputs.

@@ -280,6 +280,47 @@ H5File H5File::open(const std::string& path) {
                 path);
 }
 
+namespace {
+
+// HDF5's core driver: the file lives in memory, never written to disk.
+H5Handle in_memory_access() {
+  const H5Handle access =
+      owned(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "cannot make HDF5 properties");
+  KILN_CHECK(H5Pset_fapl_core(access.id(), size_t{1} << 20, /*backing_store=*/0) >= 0,
+             "cannot select HDF5's in-memory driver");
+  return access;
+}
+
+}  // namespace
+
+H5File H5File::create_in_memory(const std::string& name) {
+  silence_hdf5();
+  const H5Handle access = in_memory_access();
+  return H5File(owned(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()), H5Fclose,
+                      "cannot create the in-memory HDF5 file " + name),
+                name);
+}
+
+H5File H5File::open_image(const std::string& bytes, const std::string& name) {
+  silence_hdf5();
+  const H5Handle access = in_memory_access();
+  KILN_CHECK(H5Pset_file_image(access.id(), const_cast<char*>(bytes.data()), bytes.size()) >= 0,
+             "cannot hand ", name, " to HDF5");
+  return H5File(owned(H5Fopen(name.c_str(), H5F_ACC_RDONLY, access.id()), H5Fclose,
+                      name + " is not an HDF5 file (or it is truncated or corrupt)"),
+                name);
+}
+
+std::string H5File::image() const {
+  flush();
+  const ssize_t size = H5Fget_file_image(handle_.id(), nullptr, 0);
+  KILN_CHECK(size >= 0, "cannot read the image of ", path_);
+  std::string bytes(static_cast<size_t>(size), '\0');
+  KILN_CHECK(H5Fget_file_image(handle_.id(), bytes.data(), bytes.size()) == size,
+             "cannot read the image of ", path_);
+  return bytes;
+}
+
 H5Group H5File::root() const {
   return H5Group(owned(H5Gopen2(handle_.id(), "/", H5P_DEFAULT), H5Gclose,
                        "cannot open the root group of " + path_),

@@ -74,6 +74,12 @@ class H5File {
   static H5File create(const std::string& path);
   // Read-only; an error naming the path when it is missing or not an HDF5 file.
   static H5File open(const std::string& path);
+  // A file held in memory only (an entry of a .keras zip): `name` names it in errors.
+  static H5File create_in_memory(const std::string& name);
+  // Read-only, from the bytes of an HDF5 file (copied); `name` names it in errors.
+  static H5File open_image(const std::string& bytes, const std::string& name);
+  // The bytes of the file as it stands (everything buffered included).
+  std::string image() const;
 
   H5Group root() const;
   const std::string& path() const { return path_; }

@@ -57,24 +57,29 @@ std::vector<StagedValue> stage_legacy(const ModelWeights& model, const H5Group& 
 }  // namespace
 
 void save_weights(const ModelWeights& model, const std::string& path) {
-  KILN_CHECK(model.built, "save_weights: model '", model.name,
-             "' has no weights yet (build it or call it once first)");
   write_atomically(path, [&](const std::string& temporary) {
-    H5Group root = H5File::create(temporary).root();
-    write_groups(root, model.groups);
+    write_weights(model, H5File::create(temporary).root());
   });
 }
 
 void load_weights(const ModelWeights& model, const std::string& path) {
+  read_weights(model, H5File::open(path).root());
+}
+
+void write_weights(const ModelWeights& model, H5Group root) {
+  KILN_CHECK(model.built, "save_weights: model '", model.name,
+             "' has no weights yet (build it or call it once first)");
+  write_groups(root, model.groups);
+}
+
+void read_weights(const ModelWeights& model, const H5Group& root) {
   KILN_CHECK(model.built, "load_weights: model '", model.name,
              "' is not built yet (build it or call it once first, so its weights exist)");
-  const H5File file = H5File::open(path);
-  const H5Group root = file.root();
   std::vector<StagedValue> staged;
   if (root.has_group("model_weights") || root.has_attr("layer_names")) {
     staged = stage_legacy(model, root);
   } else {
-    KILN_CHECK(root.has_group("layers") || root.has_group("vars"), path,
+    KILN_CHECK(root.has_group("layers") || root.has_group("vars"), root.where(),
                " is not a Keras weights file (no layers/, vars/ or model_weights/ group)");
     staged = stage_keras3(model, root);
   }

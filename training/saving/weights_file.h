@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kiln/layers/layer.h"
+#include "kiln/training/saving/h5_file.h"
 
 namespace kiln::saving {
 
@@ -34,5 +35,9 @@ struct ModelWeights {
 
 void save_weights(const ModelWeights& model, const std::string& path);
 void load_weights(const ModelWeights& model, const std::string& path);
+
+// The same into and out of an open file's root (a .keras archive's model.weights.h5).
+void write_weights(const ModelWeights& model, H5Group root);
+void read_weights(const ModelWeights& model, const H5Group& root);
 
 }  // namespace kiln::saving

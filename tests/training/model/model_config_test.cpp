@@ -231,8 +231,14 @@ TEST_F(ModelConfig, BadConfigsAreErrorsNamingTheLayer) {
   EXPECT_THAT(error_of(replaced(json, R"("output_layers": ["head", 0, 0])",
                                 R"("output_layers": ["head", 0, 1])")),
               HasSubstr("output_layers reads output 1 of layer 'head', which has 1"));
-  EXPECT_THAT(error_of(replaced(json, R"("kwargs": {})", R"("kwargs": {"training": true})")),
-              HasSubstr("layer 'hidden': call argument 'training' is not supported"));
+  EXPECT_THAT(error_of(replaced(json, R"("kwargs": {})", R"("kwargs": {"use_causal_mask": true})")),
+              HasSubstr("layer 'hidden': call argument 'use_causal_mask' is not supported"));
+  // A mask argument is skipped only when a Keras op node (the mask kiln computes itself) makes it.
+  EXPECT_THAT(error_of(replaced(
+                  json, R"("kwargs": {})",
+                  R"("kwargs": {"mask": {"class_name": "__keras_tensor__", "config": )"
+                  R"({"shape": [null, 4], "dtype": "bool", "keras_history": ["x", 0, 0]}}})")),
+              HasSubstr("call argument 'mask' is not supported"));
   EXPECT_THAT(error_of(replaced(json, R"("input_layers")", R"("input_layer")")),
               HasSubstr("unknown key 'input_layer' for Functional (did you mean 'input_layers'?)"));
 }

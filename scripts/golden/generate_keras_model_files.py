@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# Usage: pip install tensorflow-cpu h5py && python3 scripts/golden/generate_keras_model_files.py
+"""Writes tests/training/saving/data/keras_models/: whole models saved by Keras 3 itself
+(model.save("<case>.keras")), for kiln's load_model tests.
+
+For each case:
+  <case>.keras          Keras's file: metadata.json, config.json, model.weights.h5
+  <case>.expected.h5    fixed inputs x0, x1, ... and Keras's predictions y0, y1, ... for them
+
+Between them the cases hold every layer kiln has except Lambda (whose Keras config is Python
+bytecode), masks made by Embedding(mask_zero) and Masking in Sequential and functional models
+(Keras records the functional ones as NotEqual op nodes), shared layers, several inputs and
+outputs, a compiled model with its optimizer state, and a custom layer ("kiln>Scale", which the
+kiln test registers as "Scale"). Weights are drawn at random so a weight loaded into the wrong
+place shows.
+"""
+import pathlib
+
+import h5py
+import keras
+import numpy as np
+
+OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/training/saving/data/keras_models"
+rng = np.random.default_rng(24)
+L = keras.layers
+
+
+@keras.saving.register_keras_serializable(package="kiln")
+class Scale(L.Layer):
+    """y = x * scale, one factor per feature: the custom layer of the interop tests."""
+
+    def build(self, input_shape):
+        self.scale = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="scale")
+
+    def call(self, x):
+        return x * self.scale
+
+
+def mlp():
+    model = keras.Sequential([
+        keras.Input((6,)),
+        L.Dense(8, activation="relu"),
+        L.BatchNormalization(),
+        L.Dropout(0.5),
+        L.Activation("tanh"),
+        L.Dense(3),
+    ], name="mlp")
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    model.fit(rng.standard_normal((8, 6)), rng.integers(0, 3, 8), batch_size=4, verbose=0)
+    return model
+
+
+def cnn():
+    return keras.Sequential([
+        keras.Input((8, 8, 2)),
+        L.ZeroPadding2D(1),
+        L.Conv2D(4, 3, activation="relu"),
+        L.DepthwiseConv2D(3, padding="same"),
+        L.MaxPooling2D(),
+        L.UpSampling2D(),
+        L.AveragePooling2D(2),
+        L.Permute((2, 1, 3)),
+        L.GlobalMaxPooling2D(keepdims=True),
+        L.Flatten(),
+        L.Dense(3),
+    ], name="cnn")
+
+
+def conv1d():
+    return keras.Sequential([
+        keras.Input((10, 3)),
+        L.Conv1D(4, 3),
+        L.MaxPooling1D(2),
+        L.AveragePooling1D(2, strides=1),
+        L.GlobalAveragePooling1D(),
+        L.RepeatVector(3),
+        L.Reshape((4, 3)),
+        L.GlobalMaxPooling1D(),
+        L.Dense(2),
+    ], name="conv1d")
+
+
+def recurrent():
+    return keras.Sequential([
+        keras.Input((None,), dtype="int32", name="ids"),
+        L.Embedding(12, 4, mask_zero=True),
+        L.LSTM(5, return_sequences=True),
+        L.Bidirectional(L.GRU(3, return_sequences=True)),
+        L.TimeDistributed(L.Dense(4)),
+        L.SimpleRNN(3),
+        L.Dense(2),
+    ], name="recurrent")
+
+
+def masked_functional():
+    ids = keras.Input((None,), dtype="int32", name="ids")
+    x = L.Embedding(12, 4, mask_zero=True)(ids)
+    x = L.LSTM(5, return_sequences=True)(x)
+    x = L.GRU(3)(x)
+    return keras.Model(ids, L.Dense(2)(x), name="masked_functional")
+
+
+def masking():
+    return keras.Sequential([
+        keras.Input((5, 3)),
+        L.Masking(0.0),
+        L.LSTM(4),
+        L.Dense(2),
+    ], name="masking")
+
+
+def multi_input():
+    seq = keras.Input((5, 6), name="seq")
+    left = keras.Input((3,), name="left")
+    right = keras.Input((3,), name="right")
+    x = L.MultiHeadAttention(2, 3)(seq, seq)
+    x = L.LayerNormalization()(L.Add()([seq, x]))
+    x = L.GlobalAveragePooling1D()(x)
+    shared = L.Dense(4, activation="relu", name="shared")
+    a, b = shared(left), shared(right)
+    mixed = L.Concatenate()([L.Subtract()([a, b]), L.Multiply()([a, b]), L.Average()([a, b]),
+                             L.Maximum()([a, b])])
+    y = L.Concatenate()([x, mixed])
+    image = L.Reshape((4, 4, 1))(L.Dense(16)(y))
+    pooled = L.GlobalAveragePooling2D()(image)
+    return keras.Model([seq, left, right], [L.Dense(2)(y), L.Dense(1, name="aux")(pooled)],
+                       name="multi_input")
+
+
+def custom():
+    return keras.Sequential([keras.Input((4,)), Scale(), L.Dense(2)], name="custom")
+
+
+def inputs_for(model):
+    out = []
+    for spec in model.inputs:
+        shape = (3,) + tuple(5 if d is None else d for d in spec.shape[1:])
+        if "int" in str(spec.dtype):
+            x = rng.integers(1, 12, size=shape).astype(np.int32)
+            x[1, -2:] = 0  # padding
+            out.append(x)
+        else:
+            x = rng.standard_normal(shape).astype(np.float32)
+            if model.name == "masking":
+                x[1, -2:] = 0.0  # masked steps
+            out.append(x)
+    return out
+
+
+def randomize(model):
+    for w in model.weights:
+        value = rng.standard_normal(w.shape).astype(np.float32) * 0.5
+        if "variance" in w.path:
+            value = np.abs(value) + 0.5
+        w.assign(value)
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    for build in (mlp, cnn, conv1d, recurrent, masked_functional, masking, multi_input, custom):
+        keras.utils.clear_session()
+        model = build()
+        randomize(model)
+        xs = inputs_for(model)
+        ys = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
+        ys = ys if isinstance(ys, list) else [ys]
+        model.save(OUT / f"{model.name}.keras")
+        with h5py.File(OUT / f"{model.name}.expected.h5", "w") as f:
+            for i, x in enumerate(xs):
+                f.create_dataset(f"x{i}", data=x)
+            for i, y in enumerate(ys):
+                f.create_dataset(f"y{i}", data=np.asarray(y))
+        print("wrote", model.name)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+// The TensorBoard callback over a real fit: Keras's tags in Keras's two run directories, the
+// scalars equal to what fit logged, batch scalars every update_freq batches, a histogram of each
+// weight, and the traced train step's graph.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "kiln/framework/random/random.h"
+#include "kiln/layers/core/dense.h"
+#include "kiln/layers/core/input_layer.h"
+#include "kiln/training/callbacks/tensorboard.h"
+#include "kiln/training/model/sequential.h"
+#include "kiln/training/tensorboard/event_reader.h"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+using tensorboard::EventRecord;
+
+// tag -> (step -> value) over every event of the one event file in `dir`.
+std::map<std::string, std::map<int64_t, double>> scalars_in(const std::string& dir) {
+  const std::vector<std::string> files = tensorboard::event_files(dir);
+  EXPECT_EQ(files.size(), 1u) << dir;
+  std::map<std::string, std::map<int64_t, double>> out;
+  for (const EventRecord& e : tensorboard::read_event_file(files.at(0)))
+    for (const auto& [tag, value] : e.scalars) out[tag][e.step] = value;
+  return out;
+}
+
+struct LoggedFit {
+  std::string log_dir;
+  History history;
+};
+
+LoggedFit fit_with_tensorboard(const std::string& name, TensorBoardOptions options) {
+  random::set_seed(5);
+  layers::reset_names();
+  Sequential model(
+      {layers::Input({3}), layers::Dense(4, {.activation = "relu"}), layers::Dense(1)});
+  model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  const Tensor x = random::normal({16, 3});
+  const Tensor y = random::normal({16, 1});
+  const fs::path log_dir = fs::path(testing::TempDir()) / name;
+  fs::remove_all(log_dir);
+  auto callback = std::make_shared<TensorBoard>(log_dir.string(), options);
+  History history = model.fit({x}, {y},
+                              {.batch_size = 4,
+                               .epochs = 3,
+                               .verbose = 0,
+                               .callbacks = {callback},
+                               .validation_data = ValidationData{{x}, {y}}});
+  return {log_dir.string(), history};
+}
+
+TEST(TensorBoardCallback, EpochScalarsInTrainAndValidationEqualTheLogs) {
+  const LoggedFit run = fit_with_tensorboard("tb_epoch", {});
+  const auto train = scalars_in(run.log_dir + "/train");
+  const auto validation = scalars_in(run.log_dir + "/validation");
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    EXPECT_NEAR(train.at("epoch_loss").at(epoch), run.history.history.at("loss")[epoch], 1e-6);
+    EXPECT_NEAR(train.at("epoch_mae").at(epoch), run.history.history.at("mae")[epoch], 1e-6);
+    EXPECT_NEAR(train.at("epoch_learning_rate").at(epoch), 0.001, 1e-9);
+    EXPECT_NEAR(validation.at("epoch_loss").at(epoch), run.history.history.at("val_loss")[epoch],
+                1e-6);
+  }
+  // Validation after each epoch, at the optimizer's step count (4 batches an epoch).
+  EXPECT_EQ(validation.at("evaluation_loss_vs_iterations").size(), 3u);
+  EXPECT_TRUE(validation.at("evaluation_loss_vs_iterations").contains(12));
+  // update_freq "epoch": no batch scalars; no val_ prefix anywhere.
+  for (const auto& [tag, values] : train) {
+    EXPECT_FALSE(tag.starts_with("batch_")) << tag;
+    EXPECT_FALSE(tag.starts_with("epoch_val_")) << tag;
+  }
+}
+
+TEST(TensorBoardCallback, BatchScalarsHistogramsAndTheGraph) {
+  const LoggedFit run = fit_with_tensorboard("tb_batch", {.histogram_freq = 2, .update_freq = 2});
+  const auto train = scalars_in(run.log_dir + "/train");
+  // 12 batches in all: every second one, numbered from 1 as Keras numbers them.
+  std::vector<int64_t> steps;
+  for (const auto& [step, value] : train.at("batch_loss")) steps.push_back(step);
+  EXPECT_EQ(steps, (std::vector<int64_t>{2, 4, 6, 8, 10, 12}));
+  std::map<std::string, std::vector<int64_t>> histograms;
+  int graphs = 0;
+  for (const EventRecord& e :
+       tensorboard::read_event_file(tensorboard::event_files(run.log_dir + "/train").at(0))) {
+    for (const auto& [tag, h] : e.histograms) {
+      histograms[tag].push_back(e.step);
+      if (tag == "dense/kernel/histogram") {
+        EXPECT_EQ(h.num, 12);
+      }
+    }
+    if (e.graph_nodes >= 0) {
+      ++graphs;
+      EXPECT_GT(e.graph_nodes, 10);
+      EXPECT_THAT(e.graph_ops, testing::Contains("matmul"));
+      EXPECT_THAT(e.graph_ops, testing::Contains("assign"));
+    }
+  }
+  EXPECT_EQ(graphs, 1);
+  // Epochs 0 and 2 (histogram_freq 2), for each of the four weights.
+  EXPECT_EQ(histograms.size(), 4u);
+  EXPECT_EQ(histograms["dense_1/bias/histogram"], (std::vector<int64_t>{0, 2}));
+}
+
+TEST(TensorBoardCallback, KerasArgumentsKilnLacksAreRefusedByName) {
+  const Config config = Config::from_json(R"({"write_images": true})");
+  try {
+    read_fields(config, TensorBoardOptions::fields(), "TensorBoard");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("write_images"));
+  }
+  const TensorBoardOptions batch = read_fields(Config::from_json(R"({"update_freq": "batch"})"),
+                                               TensorBoardOptions::fields(), "TensorBoard");
+  EXPECT_EQ(batch.update_freq, 1);
+}
+
+}  // namespace
+}  // namespace kiln
