@@ -23,8 +23,10 @@
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/callbacks/csv_logger.h"
 #include "kiln/training/callbacks/model_checkpoint.h"
+#include "kiln/training/callbacks/tensorboard.h"
 #include "kiln/training/distribute/strategy.h"
 #include "kiln/training/metrics/registry.h"
+#include "kiln/training/model/keras_file.h"
 #include "kiln/training/saving/atomic_write.h"
 
 namespace kiln::configs {
@@ -210,11 +212,32 @@ CompileOptions compile_options(const Config& run, const Training& t) {
 std::string output_dir(const Config& run) {
   const Config* out = run.find("output");
   if (out != nullptr && !out->is_null()) {
-    out->check_keys({"dir"}, "output");
+    out->check_keys({"dir", "save_model"}, "output");
     if (out->contains("dir")) return (*out)["dir"].as_string();
   }
   const std::string name = run["model"].get_string("name", "run");
   return (fs::path("runs") / (name.empty() ? "run" : name)).string();
+}
+
+// output.save_model: the .keras file the trained model is saved to, inside the run directory;
+// empty when the run asks for none.
+std::string saved_model_path(const Config& run, const std::string& out_dir) {
+  const Config* out = run.find("output");
+  const Config* file = out != nullptr && out->is_map() ? out->find("save_model") : nullptr;
+  if (file == nullptr || file->is_null()) return "";
+  const std::string& name = file->as_string();
+  KILN_CHECK(name.ends_with(".keras"), file->where(),
+             "output.save_model must name a .keras file, got '", name, "'");
+  return fs::path(name).is_absolute() ? name : (fs::path(out_dir) / name).string();
+}
+
+// The TensorBoard callbacks' log directories, for the `tensorboard --logdir` line.
+std::vector<std::string> tensorboard_dirs(const std::vector<CallbackPtr>& callbacks) {
+  std::vector<std::string> dirs;
+  for (const CallbackPtr& c : callbacks)
+    if (const auto* board = dynamic_cast<const TensorBoard*>(c.get()))
+      dirs.push_back(board->log_dir());
+  return dirs;
 }
 
 // The checkpoint section as a ModelCheckpoint inside the run directory.
@@ -291,6 +314,7 @@ void validate_run(const Config& run) {
   // Callbacks make their directories when training starts: building them writes nothing.
   build_callbacks(run.find("callbacks") ? run["callbacks"] : Config(), out);
   checkpoint_callback(run, out, "");
+  saved_model_path(run, out);
 }
 
 TrainResult train(const Config& run, const TrainOptions& options) {
@@ -335,6 +359,7 @@ TrainResult train(const Config& run, const TrainOptions& options) {
                options.resume_from.empty() ? " (has this run trained an epoch yet?)" : "");
     callbacks.push_back(std::make_shared<ResumeFrom>(from));
   }
+  result.tensorboard_dirs = tensorboard_dirs(callbacks);
   auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, run_config);
   callbacks.push_back(latest_checkpoint);
 
@@ -346,8 +371,10 @@ TrainResult train(const Config& run, const TrainOptions& options) {
                             .validation_dataset = data.validation});
   }
   result.interrupted = latest_checkpoint->interrupted();
-  if (!result.interrupted && data.test)
-    result.test_scores = model->evaluate(*data.test, {.verbose = 0});
+  if (result.interrupted) return result;
+  if (data.test) result.test_scores = model->evaluate(*data.test, {.verbose = 0});
+  result.saved_model = saved_model_path(run, result.output_dir);
+  if (result.chief && !result.saved_model.empty()) model->save(result.saved_model);
   return result;
 }
 
@@ -358,6 +385,12 @@ std::pair<std::shared_ptr<Model>, RunData> load_trained(const Config& run,
   apply_precision(run);
   random::set_seed(t.seed);
   RunData data = build_data(run["data"], t.seed);
+  if (weights.ends_with(".keras")) {
+    // A whole model in place of the run's: compiled as saved, else as the run says.
+    std::shared_ptr<Model> model = load_model(weights);
+    if (!model->compiled()) model->compile(compile_options(run, t));
+    return {model, std::move(data)};
+  }
   Config resolved = run;
   std::shared_ptr<Model> model = model_of(run, data.facts, resolved);
   model->compile(compile_options(run, t));

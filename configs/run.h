@@ -4,8 +4,8 @@
 // Top-level keys (Keras names throughout): model, data, loss, optimizer, metrics, callbacks,
 // training {epochs, seed, steps_per_execution, run_eagerly, step_shapes}, precision (a dtype
 // policy name), distribute {strategy, devices, bucket_mb, overlap, timeout_s}, checkpoint
-// {directory, filename, monitor, mode, save_best_only, save_freq, keep_last}, output {dir}. See
-// configs/*.yaml.
+// {directory, filename, monitor, mode, save_best_only, save_freq, keep_last}, output {dir,
+// save_model}. See configs/*.yaml.
 #include <map>
 #include <memory>
 #include <string>
@@ -37,15 +37,19 @@ struct TrainResult {
   bool interrupted = false;                   // stopped by SIGINT after writing a checkpoint
   // Whether this process reports the run: rank 0 of a data-parallel run, or the only process.
   bool chief = true;
+  std::string saved_model;                    // output.save_model's .keras file, when asked
+  std::vector<std::string> tensorboard_dirs;  // the TensorBoard callbacks' log_dirs
 };
 
 // Trains as the file says. The output directory gets config.yaml (the resolved run), log.csv
 // (one row per epoch), latest.checkpoint.h5 (after every epoch, and on Ctrl-C) and the
-// checkpoint section's files; then the test split is evaluated.
+// checkpoint section's files; then the test split is evaluated, and the model saved as
+// output.save_model (a .keras file) when the run asks.
 TrainResult train(const Config& run, const TrainOptions& options = {});
 
 // A model built from the run and loaded from `weights` (a weights file or a checkpoint),
-// compiled as the run says, and the run's data: for `kiln evaluate` and `kiln predict`.
+// compiled as the run says, or the whole model of a .keras file in place of the run's (compiled
+// as saved), and the run's data: for `kiln evaluate` and `kiln predict`.
 struct LoadedRun {
   std::shared_ptr<Model> model;
   std::map<std::string, double> test_scores;

@@ -14,6 +14,7 @@
 #include "kiln/datasets/npy_file.h"
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/distributed/mpi_communicator.h"
+#include "kiln/training/model/keras_file.h"
 #include "kiln/training/model/summary.h"
 #include "kiln/training/saving/inspect.h"
 
@@ -30,14 +31,18 @@ const char* const kHelp =
     "                 trains as the run file says; the run directory (output.dir) gets the\n"
     "                 resolved config, log.csv and checkpoints; ends with the test scores\n"
     "  evaluate RUN.yaml --weights FILE [--set key=value ...]\n"
-    "                 the test split's loss and metrics with the given weights\n"
+    "  evaluate RUN.yaml --model MODEL.keras\n"
+    "                 the test split's loss and metrics with the given weights, or of a whole\n"
+    "                 saved model (a .keras file, from kiln or Keras) in place of the run's\n"
     "  predict RUN.yaml --weights FILE --input IN.npy --output OUT.npy [--set key=value ...]\n"
+    "  predict MODEL.keras --input IN.npy --output OUT.npy\n"
     "                 the model's outputs for the rows of IN.npy\n"
     "  validate RUN.yaml [--set key=value ...]\n"
     "                 checks the run file (keys, layers, arguments) without training\n"
-    "  inspect FILE   what a weights file or checkpoint holds: the run's epoch and step, the\n"
-    "                 model's summary (when the file stores its config), every variable with\n"
-    "                 its shape and dtype, the optimizer's state and the stored run config\n"
+    "  inspect FILE   what a weights file, checkpoint or .keras model holds: the run's epoch\n"
+    "                 and step, the model's summary (when the file stores its config), the\n"
+    "                 compile arguments, every variable with its shape and dtype, the\n"
+    "                 optimizer's state and the stored run config\n"
     "  help           this text (also --help, -h)\n"
     "\n"
     "options:\n"
@@ -61,11 +66,17 @@ const char* const kTrainHelp =
     "mpirun ends the ranks at once: --resume continues from the last checkpoint written).\n";
 
 const char* const kEvaluateHelp =
-    "usage: kiln evaluate RUN.yaml --weights FILE [--set key=value ...]\n";
+    "usage: kiln evaluate RUN.yaml --weights FILE [--set key=value ...]\n"
+    "       kiln evaluate RUN.yaml --model MODEL.keras [--set key=value ...]\n"
+    "\n"
+    "MODEL.keras (kiln's model.save or Keras's) replaces the run's model: its architecture,\n"
+    "weights and compile arguments (the run's loss and metrics when it was saved uncompiled);\n"
+    "the run file gives the data.\n";
 
 const char* const kPredictHelp =
     "usage: kiln predict RUN.yaml --weights FILE --input IN.npy --output OUT.npy "
     "[--set key=value ...]\n"
+    "       kiln predict MODEL.keras --input IN.npy --output OUT.npy\n"
     "\n"
     "IN.npy holds a batch of the model's input (rows first, e.g. uint8 or float32 [n, 28, 28]\n"
     "images, int32 [n, length] token ids); OUT.npy gets the model's output for each row.\n";
@@ -75,7 +86,8 @@ const char* const kValidateHelp = "usage: kiln validate RUN.yaml [--set key=valu
 const char* const kInspectHelp =
     "usage: kiln inspect FILE\n"
     "\n"
-    "Prints what FILE (a kiln checkpoint, a Keras 3 .weights.h5, or a legacy Keras .h5) holds.\n";
+    "Prints what FILE (a kiln checkpoint, a Keras 3 .weights.h5 or .keras model, or a legacy\n"
+    "Keras .h5) holds.\n";
 
 int usage_error(const std::string& message) {
   std::fprintf(stderr, "kiln: %s\n(kiln --help lists the commands)\n", message.c_str());
@@ -116,10 +128,11 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, cons
     } else if (takes_resume && a == "--resume") {
       out.resume = true;
       if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) out.resume_from = args[++i];
-    } else if (takes_weights && (a == "--weights" || a == "--input" || a == "--output")) {
+    } else if (takes_weights &&
+               (a == "--weights" || a == "--model" || a == "--input" || a == "--output")) {
       const std::string* v = value();
       if (v == nullptr) return *status = usage_error(a + " needs a file"), std::nullopt;
-      (a == "--weights" ? out.weights : a == "--input" ? out.input : out.output) = *v;
+      (a == "--input" ? out.input : a == "--output" ? out.output : out.weights) = *v;
     } else if (a.rfind("--", 0) == 0) {
       *status = usage_error("unknown option '" + a + "'");
       return std::nullopt;
@@ -134,7 +147,8 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, cons
     *status = usage_error("no run file given");
     return std::nullopt;
   }
-  if (takes_weights && out.weights.empty()) {
+  // A .keras file is a whole model: predict needs nothing else.
+  if (takes_weights && out.weights.empty() && !out.file.ends_with(".keras")) {
     *status = usage_error("--weights FILE is required");
     return std::nullopt;
   }
@@ -157,6 +171,9 @@ int train(const std::vector<std::string>& args, int verbose) {
   if (!result.test_scores.empty())
     std::printf("%s\n", kiln::configs::format_scores(result.test_scores, "test_").c_str());
   std::printf("run directory: %s\n", result.output_dir.c_str());
+  if (!result.saved_model.empty()) std::printf("model saved: %s\n", result.saved_model.c_str());
+  for (const std::string& dir : result.tensorboard_dirs)
+    std::printf("TensorBoard: tensorboard --logdir %s\n", dir.c_str());
   return 0;
 }
 
@@ -210,7 +227,10 @@ int predict(const std::vector<std::string>& args) {
     return usage_error("predict needs --input IN.npy and --output OUT.npy");
   const kiln::Tensor input = kiln::datasets::load_npy(a->input);
   const kiln::Tensor output =
-      kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides), a->weights, input);
+      a->file.ends_with(".keras")
+          ? kiln::load_model(a->file, {.compile = false})->predict(input, {.verbose = 0})
+          : kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides), a->weights,
+                                   input);
   kiln::datasets::save_npy(a->output, output);
   std::printf("wrote %s: %lld rows\n", a->output.c_str(), static_cast<long long>(output.dim(0)));
   return 0;

@@ -16,9 +16,16 @@ place shows.
 """
 import pathlib
 
+import sys
+
 import h5py
 import keras
 import numpy as np
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+# The weight files' models and helpers: the masked recurrent Sequential, inputs with padding,
+# random weights.
+from generate_keras_weight_files import inputs_for, randomize, recurrent  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/training/saving/data/keras_models"
 rng = np.random.default_rng(24)
@@ -81,18 +88,6 @@ def conv1d():
     ], name="conv1d")
 
 
-def recurrent():
-    return keras.Sequential([
-        keras.Input((None,), dtype="int32", name="ids"),
-        L.Embedding(12, 4, mask_zero=True),
-        L.LSTM(5, return_sequences=True),
-        L.Bidirectional(L.GRU(3, return_sequences=True)),
-        L.TimeDistributed(L.Dense(4)),
-        L.SimpleRNN(3),
-        L.Dense(2),
-    ], name="recurrent")
-
-
 def masked_functional():
     ids = keras.Input((None,), dtype="int32", name="ids")
     x = L.Embedding(12, 4, mask_zero=True)(ids)
@@ -132,30 +127,6 @@ def custom():
     return keras.Sequential([keras.Input((4,)), Scale(), L.Dense(2)], name="custom")
 
 
-def inputs_for(model):
-    out = []
-    for spec in model.inputs:
-        shape = (3,) + tuple(5 if d is None else d for d in spec.shape[1:])
-        if "int" in str(spec.dtype):
-            x = rng.integers(1, 12, size=shape).astype(np.int32)
-            x[1, -2:] = 0  # padding
-            out.append(x)
-        else:
-            x = rng.standard_normal(shape).astype(np.float32)
-            if model.name == "masking":
-                x[1, -2:] = 0.0  # masked steps
-            out.append(x)
-    return out
-
-
-def randomize(model):
-    for w in model.weights:
-        value = rng.standard_normal(w.shape).astype(np.float32) * 0.5
-        if "variance" in w.path:
-            value = np.abs(value) + 0.5
-        w.assign(value)
-
-
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     for build in (mlp, cnn, conv1d, recurrent, masked_functional, masking, multi_input, custom):
@@ -163,6 +134,8 @@ def main():
         model = build()
         randomize(model)
         xs = inputs_for(model)
+        if model.name == "masking":
+            xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked
         ys = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
         ys = ys if isinstance(ys, list) else [ys]
         model.save(OUT / f"{model.name}.keras")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The kiln command as scripts use it: per-command help, exit statuses (0 success, 1 failure,
-# 2 usage), validate, a quiet train, evaluate and predict from its checkpoint, inspect, and an
-# independent HDF5 reader (h5ls) finding the Keras layout in the checkpoint.
+# 2 usage), validate, a quiet train, evaluate and predict from its checkpoint and from the .keras
+# model it saved, inspect, TensorBoard's event files and its --logdir line, and an independent
+# HDF5 reader (h5ls) finding the Keras layout in the checkpoint.
 # Usage: kiln_commands.sh KILN RUN.yaml DIR
 set -uo pipefail
 kiln=$1 run=$2 dir=$3
@@ -36,9 +37,16 @@ expect_status 0 "$kiln" --quiet train "$run" "${settings[@]}"
 grep -q "━" "$dir/out" && fail "--quiet printed a progress bar"
 grep -Eq "test_loss: [0-9.]+ - test_accuracy: [0-9.]+" "$dir/out" || fail "train: no test scores"
 checkpoint="$dir/run/latest.checkpoint.h5"
+grep -q "TensorBoard: tensorboard --logdir $dir/run/logs" "$dir/out" || fail "no TensorBoard line"
+ls "$dir/run/logs/train/"events.out.tfevents.* > /dev/null || fail "no training event file"
+ls "$dir/run/logs/validation/"events.out.tfevents.* > /dev/null || fail "no validation event file"
+grep -q "model saved: $dir/run/fashion_mnist_mlp.keras" "$dir/out" || fail "no saved model line"
+model="$dir/run/fashion_mnist_mlp.keras"
 
 expect_status 0 "$kiln" --quiet evaluate "$run" "${settings[@]}" --weights "$checkpoint"
 grep -Eq "test_loss: [0-9.]+ - test_accuracy: [0-9.]+" "$dir/out" || fail "evaluate: no scores"
+expect_status 0 "$kiln" --quiet evaluate "$run" "${settings[@]}" --model "$model"
+grep -Eq "test_loss: [0-9.]+ - test_accuracy: [0-9.]+" "$dir/out" || fail "evaluate .keras"
 expect_status 1 "$kiln" evaluate "$run" --weights "$dir/missing.h5"
 grep -q "missing.h5" "$dir/out" || fail "a missing checkpoint is not named"
 
@@ -50,10 +58,17 @@ while (( (10 + ${#header} + 1) % 64 != 0 )); do header+=" "; done
 expect_status 0 "$kiln" --quiet predict "$run" "${settings[@]}" --weights "$checkpoint" \
   --input "$dir/in.npy" --output "$dir/out.npy"
 head -c 128 "$dir/out.npy" | grep -aq "'shape': (2, 10)" || fail "predict: no (2, 10) output"
+# A .keras file is the whole model: no run file needed, the same outputs.
+expect_status 0 "$kiln" --quiet predict "$model" --input "$dir/in.npy" --output "$dir/out2.npy"
+cmp -s "$dir/out.npy" "$dir/out2.npy" || fail "predict from the .keras differs from its checkpoint's"
 
 expect_status 0 "$kiln" inspect "$checkpoint"
 for part in "kiln checkpoint" "epoch" "fashion_mnist"; do
   grep -q "$part" "$dir/out" || { cat "$dir/out"; fail "inspect shows no '$part'"; }
+done
+expect_status 0 "$kiln" inspect "$model"
+for part in "Keras model file" "fashion_mnist_mlp" "Dense" "compiled:" "Adam" "iterations"; do
+  grep -q "$part" "$dir/out" || { cat "$dir/out"; fail "inspect .keras shows no '$part'"; }
 done
 if command -v h5ls > /dev/null; then
   h5ls -r "$checkpoint" > "$dir/out" 2>&1 || fail "h5ls cannot read the checkpoint"

@@ -1,12 +1,14 @@
 #include "kiln/training/saving/inspect.h"
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "kiln/framework/core/error.h"
 #include "kiln/training/saving/checkpoint.h"
 #include "kiln/training/saving/h5_file.h"
+#include "kiln/training/saving/keras_archive.h"
 
 namespace kiln::saving {
 namespace {
@@ -53,9 +55,78 @@ int64_t count_params(const std::vector<Entry>& entries) {
   return n;
 }
 
+// The variables under `root`: the model's weights, then the optimizer's state with its step
+// count.
+void describe_variables(std::ostringstream& out, const H5Group& root, bool legacy) {
+  std::vector<Entry> weights, optimizer;
+  if (legacy) {
+    collect(root.has_group("model_weights") ? root.open_group("model_weights") : root, "", weights);
+  } else {
+    for (const std::string& child : root.children()) {
+      if (child == "kiln") continue;
+      if (!root.has_group(child)) continue;
+      collect(root.open_group(child), child, child == "optimizer" ? optimizer : weights);
+    }
+  }
+  out << "\nweights: " << weights.size() << " variables, " << count_params(weights) << " values\n";
+  list(out, weights);
+  if (optimizer.empty()) return;
+  const H5Group vars = root.open_group("optimizer/vars");
+  out << "\noptimizer" << (vars.has_attr("name") ? " '" + vars.attr_string("name") + "'" : "")
+      << ": " << optimizer.size() << " variables";
+  // The step count is the first variable, or under loss scaling (four of its own first, as
+  // Keras's LossScaleOptimizer) the inner optimizer's first.
+  const std::string first =
+      vars.has_attr("name") && vars.attr_string("name") == "loss_scale_optimizer" && vars.has("4")
+          ? "4"
+          : "0";
+  if (vars.has(first) && vars.info(first).shape.numel() == 1) {
+    // Shown as stored: a float (from a foreign writer) may not fit an integer.
+    const Tensor iterations = vars.read(first);
+    out << ", iterations ";
+    if (is_floating(iterations.dtype()))
+      out << iterations.item<double>();
+    else
+      out << iterations.item<int64_t>();
+  }
+  out << '\n';
+  list(out, optimizer);
+}
+
+bool is_zip(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  char magic[4] = {};
+  file.read(magic, 4);
+  return file.gcount() == 4 && std::string(magic, 4) == std::string("PK\x03\x04", 4);
+}
+
+// A .keras file: its Keras version and date, the model's summary, its compile arguments and the
+// variables of its model.weights.h5.
+std::string describe_keras_file(const std::string& path, const ConfigSummary& summarize) {
+  const std::vector<ArchiveEntry> entries = read_zip_archive(path);
+  const Config metadata = Config::from_json(archive_entry(entries, "metadata.json", path));
+  const std::string config_json = archive_entry(entries, "config.json", path);
+  std::ostringstream out;
+  out << path << ": Keras model file (format of Keras " << metadata.get_string("keras_version", "?")
+      << ", saved " << metadata.get_string("date_saved", "?") << ")\n\n"
+      << summarize(config_json);
+  const Config config = Config::from_json(config_json);
+  const Config* compile = config.find("compile_config");
+  if (compile != nullptr && compile->is_map() && !compile->as_map().empty())
+    out << "\ncompiled: " << compile->to_json() << '\n';
+  else
+    out << "\nnot compiled\n";
+  const std::string weights_name = path + ":model.weights.h5";
+  const H5File weights =
+      H5File::open_image(archive_entry(entries, "model.weights.h5", path), weights_name);
+  describe_variables(out, weights.root(), false);
+  return out.str();
+}
+
 }  // namespace
 
 std::string describe_file(const std::string& path, const ConfigSummary& summarize) {
+  if (is_zip(path)) return describe_keras_file(path, summarize);
   const H5Group root = H5File::open(path).root();
   std::ostringstream out;
   const bool checkpoint = root.has_group("kiln");
@@ -76,41 +147,7 @@ std::string describe_file(const std::string& path, const ConfigSummary& summariz
     model_config = root.attr_string("model_config");
   }
   if (!model_config.empty()) out << '\n' << summarize(model_config);
-
-  std::vector<Entry> weights, optimizer;
-  if (legacy) {
-    collect(root.has_group("model_weights") ? root.open_group("model_weights") : root, "", weights);
-  } else {
-    for (const std::string& child : root.children()) {
-      if (child == "kiln") continue;
-      if (!root.has_group(child)) continue;
-      collect(root.open_group(child), child, child == "optimizer" ? optimizer : weights);
-    }
-  }
-  out << "\nweights: " << weights.size() << " variables, " << count_params(weights) << " values\n";
-  list(out, weights);
-  if (!optimizer.empty()) {
-    const H5Group vars = root.open_group("optimizer/vars");
-    out << "\noptimizer" << (vars.has_attr("name") ? " '" + vars.attr_string("name") + "'" : "")
-        << ": " << optimizer.size() << " variables";
-    // The step count is the first variable, or under loss scaling (four of its own first, as
-    // Keras's LossScaleOptimizer) the inner optimizer's first.
-    const std::string first =
-        vars.has_attr("name") && vars.attr_string("name") == "loss_scale_optimizer" && vars.has("4")
-            ? "4"
-            : "0";
-    if (vars.has(first) && vars.info(first).shape.numel() == 1) {
-      // Shown as stored: a float (from a foreign writer) may not fit an integer.
-      const Tensor iterations = vars.read(first);
-      out << ", iterations ";
-      if (is_floating(iterations.dtype()))
-        out << iterations.item<double>();
-      else
-        out << iterations.item<int64_t>();
-    }
-    out << '\n';
-    list(out, optimizer);
-  }
+  describe_variables(out, root, legacy);
   if (checkpoint && root.has_group("kiln/random_states")) {
     std::vector<Entry> streams;
     collect(root.open_group("kiln/random_states"), "kiln/random_states", streams);

@@ -1,5 +1,5 @@
 #pragma once
-// What an HDF5 file of weights or a checkpoint holds, as text for `kiln inspect`: the kind of
+// What an HDF5 file of weights, a checkpoint or a .keras model file holds, as text for `kiln inspect`: the kind of
 // file, where the run stood (checkpoints), the model's summary when the file stores its config,
 // every variable with its shape and dtype, the optimizer's state and the stored run config.
 // `summarize` turns a stored model config (JSON) into the model's summary; the caller brings it

@@ -34,6 +34,7 @@
 #include "kiln/training/model/trainer.h"
 #include "kiln/training/saving/h5_file.h"
 #include "kiln/training/saving/keras_archive.h"
+#include "tests/training/saving/keras_fixtures.h"
 
 namespace kiln::saving {
 namespace {
@@ -41,7 +42,13 @@ namespace {
 namespace fs = std::filesystem;
 using layers::KerasTensor;
 
-const std::string kData = std::string(KILN_TESTS_DIR) + "/training/saving/data/keras_models/";
+using testing_fixtures::expect_near;
+using testing_fixtures::kData;
+using testing_fixtures::numbered;
+using testing_fixtures::Predictions;
+using testing_fixtures::read_predictions;
+
+const std::string kModels = kData + "keras_models/";
 
 // y = x * scale, one factor per feature: Keras's side registers it as "kiln>Scale".
 class Scale : public layers::Layer {
@@ -69,37 +76,8 @@ const bool kScaleRegistered = [] {
   return true;
 }();
 
-struct Expected {
-  std::vector<Tensor> inputs;
-  std::vector<Tensor> outputs;
-};
-
-std::string numbered(char prefix, size_t i) {
-  std::string name = std::to_string(i);
-  name.insert(name.begin(), prefix);
-  return name;
-}
-
-Expected expected(const std::string& file) {
-  const H5Group root = H5File::open(file).root();
-  Expected e;
-  for (size_t i = 0; root.has(numbered('x', i)); ++i)
-    e.inputs.push_back(root.read(numbered('x', i)));
-  for (size_t i = 0; root.has(numbered('y', i)); ++i)
-    e.outputs.push_back(root.read(numbered('y', i)));
-  return e;
-}
-
-void expect_near(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
-                 const std::string& what) {
-  ASSERT_EQ(got.size(), want.size()) << what;
-  for (size_t o = 0; o < got.size(); ++o) {
-    ASSERT_EQ(got[o].shape(), want[o].shape()) << what << " output " << o;
-    const std::vector<float> g = got[o].to_vector<float>(), w = want[o].to_vector<float>();
-    for (size_t i = 0; i < g.size(); ++i)
-      ASSERT_NEAR(g[i], w[i], 1e-5 * (1 + std::abs(w[i])))
-          << what << " output " << o << " at " << i;
-  }
+Predictions expected(const std::string& file) {
+  return read_predictions(H5File::open(file).root());
 }
 
 std::string temp_path(const std::string& name) {
@@ -124,15 +102,15 @@ class KerasModelFiles : public testing::TestWithParam<std::string> {
 };
 
 TEST_P(KerasModelFiles, KilnLoadsKerasFileAndPredictsAsKeras) {
-  const Expected e = expected(kData + GetParam() + ".expected.h5");
-  std::shared_ptr<Model> model = load_model(kData + GetParam() + ".keras");
+  const Predictions e = expected(kModels + GetParam() + ".expected.h5");
+  std::shared_ptr<Model> model = load_model(kModels + GetParam() + ".keras");
   EXPECT_EQ(model->name(), GetParam());
   expect_near(model->predict(e.inputs), e.outputs, GetParam() + ".keras");
 }
 
 TEST_P(KerasModelFiles, KilnsCopyOfKerasFileReloadsTheSame) {
-  const Expected e = expected(kData + GetParam() + ".expected.h5");
-  std::shared_ptr<Model> model = load_model(kData + GetParam() + ".keras");
+  const Predictions e = expected(kModels + GetParam() + ".expected.h5");
+  std::shared_ptr<Model> model = load_model(kModels + GetParam() + ".keras");
   const std::string path = temp_path(GetParam() + ".copy.keras");
   model->save(path);
   layers::reset_names();
@@ -149,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, KerasModelFiles,
 
 TEST(KerasModelFile, KerasCompiledModelLoadsCompiledWithItsOptimizerState) {
   layers::reset_names();
-  std::shared_ptr<Model> model = load_model(kData + "mlp.keras");
+  std::shared_ptr<Model> model = load_model(kModels + "mlp.keras");
   ASSERT_TRUE(model->compiled());
   const optimizers::Optimizer& adam = model->trainer().optimizer();
   EXPECT_EQ(adam.class_name(), "Adam");
@@ -171,7 +149,7 @@ TEST(KerasModelFile, KerasCompiledModelLoadsCompiledWithItsOptimizerState) {
 
 TEST(KerasModelFile, LoadWithoutCompileLeavesTheModelUncompiled) {
   layers::reset_names();
-  EXPECT_FALSE(load_model(kData + "mlp.keras", {.compile = false})->compiled());
+  EXPECT_FALSE(load_model(kModels + "mlp.keras", {.compile = false})->compiled());
 }
 
 // A functional model with two inputs, a shared layer, a masked recurrent branch and two
@@ -275,7 +253,7 @@ void expect_error(const std::function<void()>& f, const std::vector<std::string>
 }
 
 TEST(KerasModelFile, AnUnknownLayerClassNamesTheClassAndTheFile) {
-  const std::string source = kData + "custom.keras";
+  const std::string source = kModels + "custom.keras";
   std::vector<ArchiveEntry> entries = read_zip_archive(source);
   for (ArchiveEntry& entry : entries)
     if (entry.name == "config.json") {
@@ -295,7 +273,7 @@ TEST(KerasModelFile, BadFilesAreRefusedNamingThem) {
   std::ofstream(not_zip) << "hello";
   expect_error([&] { load_model(not_zip); }, {not_zip, "zip"});
   const std::string no_weights = temp_path("no_weights.keras");
-  std::vector<ArchiveEntry> entries = read_zip_archive(kData + "cnn.keras");
+  std::vector<ArchiveEntry> entries = read_zip_archive(kModels + "cnn.keras");
   std::erase_if(entries, [](const ArchiveEntry& e) { return e.name == "model.weights.h5"; });
   write_zip_archive(no_weights, entries);
   expect_error([&] { load_model(no_weights); }, {no_weights, "model.weights.h5"});

@@ -14,11 +14,15 @@
 #include "kiln/layers/registry.h"
 #include "kiln/training/model/model.h"
 #include "kiln/training/saving/h5_file.h"
+#include "tests/training/saving/keras_fixtures.h"
 
 namespace kiln::saving {
 namespace {
 
-const std::string kData = std::string(KILN_TESTS_DIR) + "/training/saving/data/";
+using testing_fixtures::expect_near;
+using testing_fixtures::kData;
+using testing_fixtures::Predictions;
+using testing_fixtures::read_predictions;
 
 struct Expected {
   Config model_config;
@@ -26,19 +30,11 @@ struct Expected {
   std::vector<Tensor> outputs;
 };
 
-// "x0", "y1", ...: the dataset names of the inputs and outputs.
-std::string numbered(char prefix, int i) {
-  std::string name = std::to_string(i);
-  name.insert(name.begin(), prefix);
-  return name;
-}
-
 Expected expected(const std::string& name) {
   const H5Group root = H5File::open(kData + name + ".expected.h5").root();
-  Expected e{Config::from_json(root.attr_string("model_config")), {}, {}};
-  for (int i = 0; root.has(numbered('x', i)); ++i) e.inputs.push_back(root.read(numbered('x', i)));
-  for (int i = 0; root.has(numbered('y', i)); ++i) e.outputs.push_back(root.read(numbered('y', i)));
-  return e;
+  Predictions p = read_predictions(root);
+  return {Config::from_json(root.attr_string("model_config")), std::move(p.inputs),
+          std::move(p.outputs)};
 }
 
 std::shared_ptr<Model> rebuild(const Config& config) {
@@ -61,15 +57,7 @@ void datasets(const H5Group& group, const std::string& prefix, std::map<std::str
 }
 
 void expect_outputs(Model& model, const Expected& e, const std::string& what) {
-  const std::vector<Tensor> got = model(e.inputs, {});
-  ASSERT_EQ(got.size(), e.outputs.size()) << what;
-  for (size_t o = 0; o < got.size(); ++o) {
-    const std::vector<float> g = got[o].to_vector<float>(), w = e.outputs[o].to_vector<float>();
-    ASSERT_EQ(g.size(), w.size()) << what;
-    for (size_t i = 0; i < g.size(); ++i)
-      EXPECT_NEAR(g[i], w[i], 1e-5 * (1 + std::abs(w[i])))
-          << what << " output " << o << " at " << i;
-  }
+  expect_near(model(e.inputs, {}), e.outputs, what);
 }
 
 class KerasWeightFiles : public testing::TestWithParam<std::string> {};
