@@ -1,7 +1,8 @@
 #pragma once
-// What an HDF5 file of weights, a checkpoint or a .keras model file holds, as text for `kiln inspect`: the kind of
-// file, where the run stood (checkpoints), the model's summary when the file stores its config,
-// every variable with its shape and dtype, the optimizer's state and the stored run config.
+// What an HDF5 file of weights, a checkpoint or a .keras model file holds, as text for
+// `kiln inspect`: the kind of file, where the run stood (checkpoints), the model's summary when
+// the file stores its config, the compile arguments (.keras), every variable with its shape and
+// dtype, the optimizer's state and the stored run config.
 // `summarize` turns a stored model config (JSON) into the model's summary; the caller brings it
 // (kiln::summary_of_config), so saving needs nothing of training/model.
 #include <functional>
