@@ -181,6 +181,15 @@ void check_monitors(const Config& run, const std::vector<std::string>& metric_na
         check((*object)["config"]);
 }
 
+// Where and how the run's steps run: the training section's part of compile's arguments.
+void run_as_trained(const Training& t, CompileOptions& o) {
+  o.run_eagerly = t.run_eagerly;
+  o.steps_per_execution = t.steps_per_execution;
+  o.step_shapes = t.step_shapes;
+  o.device = t.device;
+  o.strategy = t.strategy;
+}
+
 CompileOptions compile_options(const Config& run, const Training& t) {
   KILN_CHECK(run.contains("loss"), run.where(), "a run needs a loss");
   CompileOptions o;
@@ -201,11 +210,7 @@ CompileOptions compile_options(const Config& run, const Training& t) {
     }
   }
   check_monitors(run, metric_names);
-  o.run_eagerly = t.run_eagerly;
-  o.steps_per_execution = t.steps_per_execution;
-  o.step_shapes = t.step_shapes;
-  o.device = t.device;
-  o.strategy = t.strategy;
+  run_as_trained(t, o);
   return o;
 }
 
@@ -386,8 +391,10 @@ std::pair<std::shared_ptr<Model>, RunData> load_trained(const Config& run,
   random::set_seed(t.seed);
   RunData data = build_data(run["data"], t.seed);
   if (weights.ends_with(".keras")) {
-    // A whole model in place of the run's: compiled as saved, else as the run says.
-    std::shared_ptr<Model> model = load_model(weights);
+    // A whole model in place of the run's: its loss, metrics and optimizer as saved (else the
+    // run's), run where and how the run says.
+    std::shared_ptr<Model> model =
+        load_model(weights, {.adjust_compile = [&](CompileOptions& o) { run_as_trained(t, o); }});
     if (!model->compiled()) model->compile(compile_options(run, t));
     return {model, std::move(data)};
   }

@@ -101,6 +101,7 @@ struct RunArgs {
   bool resume = false;
   std::string resume_from;
   std::string weights;
+  std::string model;  // --model: a .keras file in place of the run's model
   std::string input;
   std::string output;
 };
@@ -132,7 +133,10 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, cons
                (a == "--weights" || a == "--model" || a == "--input" || a == "--output")) {
       const std::string* v = value();
       if (v == nullptr) return *status = usage_error(a + " needs a file"), std::nullopt;
-      (a == "--input" ? out.input : a == "--output" ? out.output : out.weights) = *v;
+      (a == "--weights" ? out.weights
+       : a == "--model" ? out.model
+       : a == "--input" ? out.input
+                        : out.output) = *v;
     } else if (a.rfind("--", 0) == 0) {
       *status = usage_error("unknown option '" + a + "'");
       return std::nullopt;
@@ -147,9 +151,17 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, cons
     *status = usage_error("no run file given");
     return std::nullopt;
   }
-  // A .keras file is a whole model: predict needs nothing else.
-  if (takes_weights && out.weights.empty() && !out.file.ends_with(".keras")) {
-    *status = usage_error("--weights FILE is required");
+  if (!out.model.empty() && !out.model.ends_with(".keras")) {
+    *status = usage_error("--model takes a .keras file, got '" + out.model + "'");
+    return std::nullopt;
+  }
+  if (!out.model.empty() && !out.weights.empty()) {
+    *status = usage_error("give --weights or --model, not both");
+    return std::nullopt;
+  }
+  // A .keras file given as the file is a whole model (predict): nothing else is needed.
+  if (takes_weights && out.weights.empty() && out.model.empty() && !out.file.ends_with(".keras")) {
+    *status = usage_error("--weights FILE is required (or --model MODEL.keras)");
     return std::nullopt;
   }
   return out;
@@ -213,8 +225,13 @@ int evaluate(const std::vector<std::string>& args) {
   int status = 0;
   const std::optional<RunArgs> a = parse_run_args(args, kEvaluateHelp, false, true, &status);
   if (!a) return status;
-  const kiln::configs::LoadedRun loaded =
-      kiln::configs::evaluate(kiln::configs::load_run(a->file, a->overrides), a->weights);
+  if (a->file.ends_with(".keras"))
+    return usage_error(
+        "evaluate takes the run file (for its data) first; give the model with "
+        "--model " +
+        a->file);
+  const kiln::configs::LoadedRun loaded = kiln::configs::evaluate(
+      kiln::configs::load_run(a->file, a->overrides), a->model.empty() ? a->weights : a->model);
   std::printf("%s\n", kiln::configs::format_scores(loaded.test_scores, "test_").c_str());
   return 0;
 }
@@ -225,12 +242,16 @@ int predict(const std::vector<std::string>& args) {
   if (!a) return status;
   if (a->input.empty() || a->output.empty())
     return usage_error("predict needs --input IN.npy and --output OUT.npy");
+  const bool whole_model = a->file.ends_with(".keras");
+  if (whole_model && (!a->weights.empty() || !a->model.empty() || !a->overrides.empty()))
+    return usage_error("predict " + a->file +
+                       " is a whole model: it takes no --weights, --model "
+                       "or --set");
   const kiln::Tensor input = kiln::datasets::load_npy(a->input);
   const kiln::Tensor output =
-      a->file.ends_with(".keras")
-          ? kiln::load_model(a->file, {.compile = false})->predict(input, {.verbose = 0})
-          : kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides), a->weights,
-                                   input);
+      whole_model ? kiln::load_model(a->file, {.compile = false})->predict(input, {.verbose = 0})
+                  : kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides),
+                                           a->model.empty() ? a->weights : a->model, input);
   kiln::datasets::save_npy(a->output, output);
   std::printf("wrote %s: %lld rows\n", a->output.c_str(), static_cast<long long>(output.dim(0)));
   return 0;

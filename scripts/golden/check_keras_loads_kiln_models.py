@@ -36,7 +36,7 @@ def main(kiln_dir):
         out = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
         out = out if isinstance(out, list) else [out]
         diff = max(float(np.max(np.abs(o - y))) for o, y in zip(out, ys))
-        compile_config = json.loads(zipfile.ZipFile(path).read("config.json"))["compile_config"]
+        compile_config = json.loads(zipfile.ZipFile(path).read("config.json")).get("compile_config")
         note = ""
         if compile_config:
             with h5py.File(zipfile.ZipFile(path).open("model.weights.h5")) as w:

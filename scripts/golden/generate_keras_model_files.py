@@ -10,7 +10,7 @@ For each case:
 Between them the cases hold every layer kiln has except Lambda (whose Keras config is Python
 bytecode), masks made by Embedding(mask_zero) and Masking in Sequential and functional models
 (Keras records the functional ones as NotEqual op nodes), shared layers, several inputs and
-outputs, a compiled model with its optimizer state, and a custom layer ("kiln>Scale", which the
+outputs, Masking inside a functional model, a compiled model with its optimizer state, and a custom layer ("kiln>Scale", which the
 kiln test registers as "Scale"). Weights are drawn at random so a weight loaded into the wrong
 place shows.
 """
@@ -105,6 +105,18 @@ def masking():
     ], name="masking")
 
 
+def masking_functional():
+    # Keras's graph holds Masking's mask as two op nodes (any(not_equal(x))) read by the LSTM:
+    # they make the Dense before Masking one deeper than the side branch's first Dense, which
+    # the walk from the output (side branch first) would otherwise list first; the order decides
+    # the weight files' numbering of the Dense layers.
+    seq = keras.Input((5, 3), name="seq")
+    side = keras.Input((3,), name="side")
+    x = L.LSTM(4)(L.Masking(0.0)(L.Dense(3, activation="relu")(seq)))
+    y = L.Dense(4)(L.Dense(4)(L.Dense(4)(side)))
+    return keras.Model([seq, side], L.Dense(2)(L.Concatenate()([y, x])), name="masking_functional")
+
+
 def multi_input():
     seq = keras.Input((5, 6), name="seq")
     left = keras.Input((3,), name="left")
@@ -129,7 +141,8 @@ def custom():
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for build in (mlp, cnn, conv1d, recurrent, masked_functional, masking, multi_input, custom):
+    for build in (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
+                  multi_input, custom):
         keras.utils.clear_session()
         model = build()
         randomize(model)

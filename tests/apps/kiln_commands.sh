@@ -47,6 +47,11 @@ expect_status 0 "$kiln" --quiet evaluate "$run" "${settings[@]}" --weights "$che
 grep -Eq "test_loss: [0-9.]+ - test_accuracy: [0-9.]+" "$dir/out" || fail "evaluate: no scores"
 expect_status 0 "$kiln" --quiet evaluate "$run" "${settings[@]}" --model "$model"
 grep -Eq "test_loss: [0-9.]+ - test_accuracy: [0-9.]+" "$dir/out" || fail "evaluate .keras"
+expect_status 2 "$kiln" evaluate "$model"
+grep -q "give the model with --model" "$dir/out" || fail "evaluate MODEL.keras without a run file"
+expect_status 2 "$kiln" evaluate "$run" --model "$checkpoint"
+grep -q "\-\-model takes a .keras file" "$dir/out" || fail "--model with a checkpoint"
+expect_status 2 "$kiln" evaluate "$run" --model "$model" --weights "$checkpoint"
 expect_status 1 "$kiln" evaluate "$run" --weights "$dir/missing.h5"
 grep -q "missing.h5" "$dir/out" || fail "a missing checkpoint is not named"
 
@@ -61,6 +66,8 @@ head -c 128 "$dir/out.npy" | grep -aq "'shape': (2, 10)" || fail "predict: no (2
 # A .keras file is the whole model: no run file needed, the same outputs.
 expect_status 0 "$kiln" --quiet predict "$model" --input "$dir/in.npy" --output "$dir/out2.npy"
 cmp -s "$dir/out.npy" "$dir/out2.npy" || fail "predict from the .keras differs from its checkpoint's"
+expect_status 2 "$kiln" predict "$model" --set training.epochs=2 --input "$dir/in.npy" \
+  --output "$dir/out3.npy"
 
 expect_status 0 "$kiln" inspect "$checkpoint"
 for part in "kiln checkpoint" "epoch" "fashion_mnist"; do

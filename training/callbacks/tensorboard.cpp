@@ -14,8 +14,9 @@ double seconds_now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The inner optimizer's count under loss scaling, as Keras's model.optimizer.iterations.
 int64_t optimizer_iterations(const Model& model) {
-  return model.trainer().optimizer().variables().front().value().to_vector<int64_t>()[0];
+  return model.trainer().optimizer().iterations().value().item<int64_t>();
 }
 
 }  // namespace
@@ -78,9 +79,12 @@ void TensorBoard::on_train_batch_begin(int64_t, const Logs&) {
 }
 
 void TensorBoard::on_train_batch_end(int64_t, const Logs& logs) {
-  // After the first batch, as Keras: the step has been traced and planned by then.
+  // After the first batch, as Keras: the step has been traced by then. A step that runs eagerly
+  // (run_eagerly) has no graph; under steps_per_execution > 1 the one-batch step traces only
+  // for an epoch's last, shorter group of batches, and its graph is written then.
   if (options_.write_graph && !graph_written_) {
-    if (const StepFunction* step = model().trainer().train_function()) {
+    const StepFunction* step = model().trainer().train_function();
+    if (step != nullptr && step->num_traces() > 0) {
       train_writer().add_graph(*step->graph(0));
       graph_written_ = true;
     }

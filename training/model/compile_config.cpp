@@ -2,6 +2,7 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/losses/registry.h"
+#include "kiln/optimizers/loss_scale_optimizer.h"
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/metrics/registry.h"
 #include "kiln/training/model/model.h"
@@ -49,6 +50,16 @@ std::vector<MetricArg> metric_args(const Config* c, const char* key) {
   return out;
 }
 
+// The optimizer as compile took it: Keras stores that, not the LossScaleOptimizer compile wraps
+// it in for a mixed_float16 model (and wraps again when it compiles the loaded model).
+const optimizers::Optimizer& compiled_optimizer(const Trainer& trainer) {
+  const optimizers::Optimizer& used = trainer.optimizer();
+  const auto* scaled = dynamic_cast<const optimizers::LossScaleOptimizer*>(&used);
+  const bool given_scaled = dynamic_cast<const optimizers::LossScaleOptimizer*>(
+                                trainer.options().optimizer.optimizer.get()) != nullptr;
+  return scaled != nullptr && !given_scaled ? scaled->inner() : used;
+}
+
 }  // namespace
 
 Config compile_config(const Model& model) {
@@ -62,7 +73,8 @@ Config compile_config(const Model& model) {
     loss = loss_config(o.loss);
   }
   return Config::map()
-      .set("optimizer", with_module(optimizers::serialize(trainer.optimizer()), "keras.optimizers"))
+      .set("optimizer",
+           with_module(optimizers::serialize(compiled_optimizer(trainer)), "keras.optimizers"))
       .set("loss", std::move(loss))
       .set("loss_weights", o.loss_weights.empty() ? Config() : Config(o.loss_weights))
       .set("metrics", metrics_config(o.metrics))

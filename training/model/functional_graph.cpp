@@ -1,7 +1,6 @@
 #include "kiln/training/model/functional_graph.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 
@@ -117,23 +116,39 @@ std::vector<layers::LayerPtr> FunctionalGraph::layers() const {
   std::vector<const CallRecord*> post_order;
   std::map<const layers::Layer*, int64_t> first_visit;
   std::set<const CallRecord*> finished;
-  std::function<void(const CallRecord*)> visit = [&](const CallRecord* record) {
-    if (finished.contains(record)) return;
-    first_visit.try_emplace(record->layer.get(), static_cast<int64_t>(first_visit.size()));
-    for (const KerasTensor& t : record->inputs) visit(t.record().get());
-    finished.insert(record);
-    post_order.push_back(record);
-  };
-  for (const KerasTensor& out : outputs_) visit(out.record().get());
+  std::vector<std::pair<const CallRecord*, size_t>> stack;  // a call, its next input to visit
+  for (const KerasTensor& out : outputs_) {
+    stack.emplace_back(out.record().get(), 0);
+    while (!stack.empty()) {
+      auto& [record, next] = stack.back();
+      if (next == 0 && finished.contains(record)) {
+        stack.pop_back();
+        continue;
+      }
+      if (next == 0)
+        first_visit.try_emplace(record->layer.get(), static_cast<int64_t>(first_visit.size()));
+      if (next < record->inputs.size()) {
+        const CallRecord* input = record->inputs[next++].record().get();
+        stack.emplace_back(input, 0);
+        continue;
+      }
+      finished.insert(record);
+      post_order.push_back(record);
+      stack.pop_back();
+    }
+  }
   std::map<const CallRecord*, int64_t> call_depth;
   std::map<const layers::Layer*, int64_t> layer_depth;
   for (auto it = post_order.rbegin(); it != post_order.rend(); ++it) {
     int64_t& layer = layer_depth[(*it)->layer.get()];
     const int64_t depth = std::max(call_depth[*it], layer);
     layer = depth;
+    // Keras's graph also holds the ops of the mask a Masking layer computes, any(not_equal(x)),
+    // which read the layer's input: two ops deep where the layer is one, they set its depth.
+    const int64_t above = (*it)->layer->class_name() == "Masking" ? 2 : 1;
     for (const KerasTensor& t : (*it)->inputs) {
       int64_t& parent = call_depth[t.record().get()];
-      parent = std::max(parent, depth + 1);
+      parent = std::max(parent, depth + above);
     }
   }
   // An input no output reads comes at depth 0, before the rest of that depth.

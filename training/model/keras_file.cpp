@@ -54,7 +54,7 @@ Config model_config(const Model& model, const std::string& path) {
   const Config* shape = config["config"].find("build_input_shape");
   config.set("build_config",
              Config::map().set("input_shape", shape != nullptr ? *shape : Config()));
-  config.set("compile_config", model.compiled() ? compile_config(model) : Config());
+  if (model.compiled()) config.set("compile_config", compile_config(model));
   return config;
 }
 
@@ -126,7 +126,11 @@ std::shared_ptr<Model> load_model(const std::string& path, const LoadModelOption
   const Config* compile = config.find("compile_config");
   const bool compiled =
       options.compile && compile != nullptr && compile->is_map() && !compile->as_map().empty();
-  if (compiled) model->compile(compile_options_from_config(*compile));
+  if (compiled) {
+    CompileOptions compile_options = compile_options_from_config(*compile);
+    if (options.adjust_compile) options.adjust_compile(compile_options);
+    model->compile(std::move(compile_options));
+  }
   const saving::H5File weights = saving::H5File::open_image(
       saving::archive_entry(entries, kWeights, path), path + ":" + kWeights);
   saving::read_weights(model->saved_weights(), weights.root());

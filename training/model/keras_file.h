@@ -5,12 +5,15 @@
 // The file is a zip (training/saving/keras_archive.h) of
 //   metadata.json     {"keras_version", "date_saved"}: the Keras release whose format this is
 //   config.json       the model's Keras config: module, class_name, config (the layers, with
-//                     their configs and connections), registered_name, build_config, and the
-//                     compile_config of a compiled model (compile_config.h)
+//                     their configs and connections), registered_name, build_config, and
+//                     (compiled models only) compile_config (compile_config.h)
 //   model.weights.h5  the weights in Keras 3's layout (weights_file.h), and the optimizer's
 //                     state under optimizer/vars as Keras saves it
+#include <functional>
 #include <memory>
 #include <string>
+
+#include "kiln/training/model/compile_options.h"
 
 namespace kiln {
 
@@ -27,6 +30,10 @@ struct LoadModelOptions {
   // Compile the model from the file's compile_config (when it has one) and restore the
   // optimizer's state, as keras.saving.load_model(compile=True) does.
   bool compile = true;
+  // Applied to the compile arguments read from the file before compiling: where and how this
+  // program runs the model (device, strategy, steps_per_execution, ...), which the file does
+  // not say.
+  std::function<void(CompileOptions&)> adjust_compile = nullptr;
 };
 
 // keras.saving.load_model: the model a .keras file describes, with its weights (and, compiled,

@@ -121,9 +121,15 @@ class GraphRebuilder {
     KILN_CHECK(!entries_.contains(name) && !mask_ops_.contains(name), "model '", model_name_,
                "': two layers named '", name, "' in the config");
     if (is_mask_op(entry)) {
-      mask_ops_.insert(name);
+      mask_ops_[name] = tensor_sources(entry["inbound_nodes"]);
       return;
     }
+    const std::string& class_name = entry["class_name"].as_string();
+    const Config* config = entry.find("config");
+    if (class_name == "Masking" ||
+        (class_name == "Embedding" && config != nullptr && config->get_bool("mask_zero", false)))
+      for (const std::string& source : tensor_sources(entry["inbound_nodes"]))
+        masked_inputs_.insert(source);
     LayerPtr layer;
     try {
       layer = layers::deserialize_layer(entry);
@@ -228,17 +234,55 @@ class GraphRebuilder {
     return entry.get_string("module", "").starts_with("keras.src.ops.");
   }
 
-  // A call argument kiln's layers take implicitly: the mask from a skipped op node, and the
-  // training flag (the step's own decides, as in a Keras functional call).
+  // The layers whose outputs the calls of `inbound_nodes` read.
+  static std::set<std::string> tensor_sources(const Config& inbound_nodes) {
+    std::set<std::string> out;
+    if (!inbound_nodes.is_list()) return out;
+    for (const Config& node : inbound_nodes.as_list()) {
+      if (!node.is_map() || !node.contains("args")) continue;
+      for (const Config& arg : node["args"].as_list())
+        for (const Config& t : arg.is_list() ? arg.as_list() : Config::List{arg})
+          if (is_keras_tensor(t) && is_history(t["config"]["keras_history"]))
+            out.insert(t["config"]["keras_history"].at(0).as_string());
+    }
+    return out;
+  }
+
+  // Whether the op node `op` computes a mask kiln's layers compute too: its chain of op nodes
+  // reads a tensor that an Embedding(mask_zero) or a Masking layer takes.
+  bool kiln_computes_mask(const std::string& op) const {
+    std::vector<std::string> pending{op};
+    std::set<std::string> seen;
+    while (!pending.empty()) {
+      const std::string name = pending.back();
+      pending.pop_back();
+      if (!seen.insert(name).second) continue;
+      const auto it = mask_ops_.find(name);
+      if (it == mask_ops_.end()) {
+        if (masked_inputs_.contains(name)) return true;
+        continue;
+      }
+      pending.insert(pending.end(), it->second.begin(), it->second.end());
+    }
+    return false;
+  }
+
+  // A call argument kiln's layers take implicitly: a mask that Keras's op nodes compute as an
+  // Embedding or Masking layer does, and the training flag (the step's own decides, as in a
+  // Keras functional call).
   bool ignored_argument(const std::string& key, const Config& value) const {
     if (key == "training") return value.is_bool();
     if (key != "mask" || !is_keras_tensor(value)) return false;
     const Config& ref = value["config"]["keras_history"];
-    return is_history(ref) && mask_ops_.contains(ref.at(0).as_string());
+    return is_history(ref) && mask_ops_.contains(ref.at(0).as_string()) &&
+           kiln_computes_mask(ref.at(0).as_string());
   }
 
   std::string model_name_;
-  std::set<std::string> mask_ops_;
+  // Keras op nodes skipped, with the layers (or op nodes) whose outputs each reads.
+  std::map<std::string, std::set<std::string>> mask_ops_;
+  // The layers whose outputs an Embedding(mask_zero) or Masking layer reads.
+  std::set<std::string> masked_inputs_;
   std::vector<std::string> order_;
   std::map<std::string, Entry> entries_;
   // Per layer, per call made so far: its outputs.

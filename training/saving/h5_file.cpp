@@ -3,6 +3,7 @@
 #include <hdf5.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "kiln/framework/core/error.h"
 
@@ -291,14 +292,22 @@ H5Handle in_memory_access() {
   return access;
 }
 
+// HDF5 tells open files apart by name, in-memory ones too: each gets a name of its own, so
+// two images of one archive entry (a save and a load of the same file) never meet.
+std::string unique_memory_name(const std::string& name) {
+  static std::atomic<uint64_t> count{0};
+  return name + "#" + std::to_string(count++);
+}
+
 }  // namespace
 
 H5File H5File::create_in_memory(const std::string& name) {
   silence_hdf5();
   const H5Handle access = in_memory_access();
-  return H5File(owned(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()), H5Fclose,
-                      "cannot create the in-memory HDF5 file " + name),
-                name);
+  return H5File(
+      owned(H5Fcreate(unique_memory_name(name).c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.id()),
+            H5Fclose, "cannot create the in-memory HDF5 file " + name),
+      name);
 }
 
 H5File H5File::open_image(const std::string& bytes, const std::string& name) {
@@ -306,8 +315,8 @@ H5File H5File::open_image(const std::string& bytes, const std::string& name) {
   const H5Handle access = in_memory_access();
   KILN_CHECK(H5Pset_file_image(access.id(), const_cast<char*>(bytes.data()), bytes.size()) >= 0,
              "cannot hand ", name, " to HDF5");
-  return H5File(owned(H5Fopen(name.c_str(), H5F_ACC_RDONLY, access.id()), H5Fclose,
-                      name + " is not an HDF5 file (or it is truncated or corrupt)"),
+  return H5File(owned(H5Fopen(unique_memory_name(name).c_str(), H5F_ACC_RDONLY, access.id()),
+                      H5Fclose, name + " is not an HDF5 file (or it is truncated or corrupt)"),
                 name);
 }
 

@@ -45,7 +45,7 @@ EventWriter::EventWriter(const std::string& dir) {
   std::filesystem::create_directories(dir, error);
   KILN_CHECK(!error, "TensorBoard: cannot create the log directory ", dir, ": ", error.message());
   path_ = (std::filesystem::path(dir) / event_file_name()).string();
-  file_ = std::fopen(path_.c_str(), "wb");
+  file_.reset(std::fopen(path_.c_str(), "wb"));
   KILN_CHECK(file_ != nullptr, "TensorBoard: cannot create ", path_, ": ", std::strerror(errno));
   proto::Event first = event_at(0);
   first.set_file_version("brain.Event:2");
@@ -53,13 +53,9 @@ EventWriter::EventWriter(const std::string& dir) {
   flush();
 }
 
-EventWriter::~EventWriter() {
-  std::fclose(file_);
-}
-
 void EventWriter::write_event(const std::string& serialized_event) {
   const std::string record = frame_record(serialized_event);
-  KILN_CHECK(std::fwrite(record.data(), 1, record.size(), file_) == record.size(),
+  KILN_CHECK(std::fwrite(record.data(), 1, record.size(), file_.get()) == record.size(),
              "TensorBoard: cannot write ", path_, ": ", std::strerror(errno));
 }
 
@@ -94,7 +90,7 @@ void EventWriter::add_graph(const engine::Graph& graph) {
 }
 
 void EventWriter::flush() {
-  KILN_CHECK(std::fflush(file_) == 0, "TensorBoard: cannot write ", path_, ": ",
+  KILN_CHECK(std::fflush(file_.get()) == 0, "TensorBoard: cannot write ", path_, ": ",
              std::strerror(errno));
 }
 

@@ -20,7 +20,6 @@ class EventWriter {
  public:
   // Creates `dir` (and its parents) and a new event file in it; an error names the directory.
   explicit EventWriter(const std::string& dir);
-  ~EventWriter();
   EventWriter(const EventWriter&) = delete;
   EventWriter& operator=(const EventWriter&) = delete;
 
@@ -37,8 +36,11 @@ class EventWriter {
 
  private:
   void write_event(const std::string& serialized_event);
+  struct FileCloser {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+  };
   std::string path_;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<std::FILE, FileCloser> file_;
 };
 
 }  // namespace kiln::tensorboard

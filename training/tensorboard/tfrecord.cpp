@@ -72,8 +72,8 @@ std::vector<std::string> read_records(const std::string& path) {
     KILN_CHECK(get_le(bytes, at + 8, 4) == masked_crc32c(header), where(),
                ": the length's CRC does not match");
     const uint64_t length = get_le(bytes, at, 8);
-    KILN_CHECK(bytes.size() - at - 12 >= length + 4, where(), ": truncated (", length,
-               " bytes of data announced)");
+    KILN_CHECK(bytes.size() - at >= 16 && length <= bytes.size() - at - 16, where(),
+               ": truncated (", length, " bytes of data announced)");
     const std::string_view data(bytes.data() + at + 12, length);
     KILN_CHECK(get_le(bytes, at + 12 + length, 4) == masked_crc32c(data), where(),
                ": the data's CRC does not match");

@@ -116,14 +116,14 @@ TEST_P(KerasModelFiles, KilnsCopyOfKerasFileReloadsTheSame) {
   layers::reset_names();
   std::shared_ptr<Model> again = load_model(path);
   expect_near(again->predict(e.inputs), e.outputs, path);
-  // The architecture is written as read: Keras's config and kiln's agree key for key.
+  // kiln's config is stable: written from the model read, it reads back to the same config.
   EXPECT_EQ(layers::serialize_layer(*again), layers::serialize_layer(*model));
   export_for_keras(*again, e.inputs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, KerasModelFiles,
                          testing::Values("mlp", "cnn", "conv1d", "recurrent", "masked_functional",
-                                         "masking", "multi_input", "custom"));
+                                         "masking", "masking_functional", "multi_input", "custom"));
 
 TEST(KerasModelFile, KerasCompiledModelLoadsCompiledWithItsOptimizerState) {
   layers::reset_names();
@@ -237,7 +237,7 @@ TEST(KerasModelFile, AnUncompiledModelSavesWithoutCompileConfig) {
   model->save(path);
   const Config config =
       Config::from_json(archive_entry(read_zip_archive(path), "config.json", path));
-  EXPECT_TRUE(config["compile_config"].is_null());
+  EXPECT_FALSE(config.contains("compile_config"));
   EXPECT_EQ(config["class_name"].as_string(), "Sequential");
   EXPECT_FALSE(load_model(path)->compiled());
 }
@@ -271,7 +271,7 @@ TEST(KerasModelFile, BadFilesAreRefusedNamingThem) {
   expect_error([&] { load_model(missing); }, {missing});
   const std::string not_zip = temp_path("not_a_zip.keras");
   std::ofstream(not_zip) << "hello";
-  expect_error([&] { load_model(not_zip); }, {not_zip, "zip"});
+  expect_error([&] { load_model(not_zip); }, {not_zip + " as a zip archive"});
   const std::string no_weights = temp_path("no_weights.keras");
   std::vector<ArchiveEntry> entries = read_zip_archive(kModels + "cnn.keras");
   std::erase_if(entries, [](const ArchiveEntry& e) { return e.name == "model.weights.h5"; });
@@ -281,7 +281,7 @@ TEST(KerasModelFile, BadFilesAreRefusedNamingThem) {
   expect_error([&] { kiln_sequential()->save(temp_path("m.h5")); }, {"m.h5", ".keras"});
 }
 
-TEST(KerasModelFile, AFailedSaveLeavesTheEarlierFileWhole) {
+TEST(KerasModelFile, ARefusedSaveLeavesTheEarlierFileWhole) {
   layers::reset_names();
   std::shared_ptr<Model> model = kiln_sequential();
   const std::string path = temp_path("kept.keras");

@@ -11,6 +11,7 @@
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/input_layer.h"
+#include "kiln/layers/dtype_policy.h"
 #include "kiln/training/callbacks/tensorboard.h"
 #include "kiln/training/model/sequential.h"
 #include "kiln/training/tensorboard/event_reader.h"
@@ -36,12 +37,14 @@ struct LoggedFit {
   History history;
 };
 
-LoggedFit fit_with_tensorboard(const std::string& name, TensorBoardOptions options) {
+LoggedFit fit_with_tensorboard(const std::string& name, TensorBoardOptions options,
+                               CompileOptions compile = {
+                                   .optimizer = "adam", .loss = "mse", .metrics = {"mae"}}) {
   random::set_seed(5);
   layers::reset_names();
   Sequential model(
       {layers::Input({3}), layers::Dense(4, {.activation = "relu"}), layers::Dense(1)});
-  model.compile({.optimizer = "adam", .loss = "mse", .metrics = {"mae"}});
+  model.compile(std::move(compile));
   const Tensor x = random::normal({16, 3});
   const Tensor y = random::normal({16, 1});
   const fs::path log_dir = fs::path(testing::TempDir()) / name;
@@ -105,6 +108,41 @@ TEST(TensorBoardCallback, BatchScalarsHistogramsAndTheGraph) {
   // Epochs 0 and 2 (histogram_freq 2), for each of the four weights.
   EXPECT_EQ(histograms.size(), 4u);
   EXPECT_EQ(histograms["dense_1/bias/histogram"], (std::vector<int64_t>{0, 2}));
+}
+
+// The graphs and evaluation steps logged for each way the train step can run.
+std::pair<int, std::vector<int64_t>> graphs_and_evaluation_steps(const LoggedFit& fit) {
+  int graphs = 0;
+  for (const EventRecord& e :
+       tensorboard::read_event_file(tensorboard::event_files(fit.log_dir + "/train").at(0)))
+    graphs += e.graph_nodes >= 0 ? 1 : 0;
+  std::vector<int64_t> steps;
+  const auto validation = scalars_in(fit.log_dir + "/validation");
+  for (const auto& [step, value] : validation.at("evaluation_loss_vs_iterations"))
+    steps.push_back(step);
+  return {graphs, steps};
+}
+
+TEST(TensorBoardCallback, EagerMultiStepAndLossScaledStepsAreLogged) {
+  const std::vector<int64_t> each_epoch{4, 8, 12};
+  // An eager step has no graph to draw.
+  const auto eager = graphs_and_evaluation_steps(fit_with_tensorboard(
+      "tb_eager", {}, {.optimizer = "adam", .loss = "mse", .run_eagerly = true}));
+  EXPECT_EQ(eager, std::make_pair(0, each_epoch));
+  // Two batches a traced call, no shorter group: the one-batch step never traces.
+  const auto grouped = graphs_and_evaluation_steps(fit_with_tensorboard(
+      "tb_grouped", {}, {.optimizer = "adam", .loss = "mse", .steps_per_execution = 2}));
+  EXPECT_EQ(grouped, std::make_pair(0, each_epoch));
+  // Under mixed_float16 the step count is the inner optimizer's, as Keras's.
+  layers::set_global_policy("mixed_float16");
+  const auto scaled = graphs_and_evaluation_steps(
+      fit_with_tensorboard("tb_scaled", {}, {.optimizer = "adam", .loss = "mse"}));
+  layers::set_global_policy("float32");
+  // Loss scaling skips a step whose float16 gradients overflow (at Keras's initial scale the
+  // first may): the count is of the steps applied, not the wrapper's own, which stays 0.
+  EXPECT_EQ(scaled.first, 1);
+  EXPECT_THAT(scaled.second, testing::ElementsAre(testing::AnyOf(3, 4), testing::AnyOf(7, 8),
+                                                  testing::AnyOf(11, 12)));
 }
 
 TEST(TensorBoardCallback, KerasArgumentsKilnLacksAreRefusedByName) {
