@@ -78,8 +78,15 @@ void read_distribute(const Config& run, Training& t) {
                  "(multi_worker, mirrored), not to '", strategy, "'");
     return;
   }
-  t.strategy =
-      located((*d)["strategy"], [&] { return distribute::make_strategy(strategy, devices); });
+  // A mirrored run over several devices is its processes' (kiln train starts them, and train
+  // refuses to run it in one): outside them it is checked (kiln validate) with a one-replica
+  // strategy that takes the same settings.
+  const bool mirrored = strategy == "mirrored" || strategy == "MirroredStrategy";
+  const bool outside_its_processes =
+      mirrored && distribute::mirrored_replicas(devices) > 1 && !distributed::launched_by_mpi();
+  t.strategy = located((*d)["strategy"], [&] {
+    return distribute::make_strategy(outside_its_processes ? "multi_worker" : strategy, devices);
+  });
   t.strategy->set_overlap(d->get_bool("overlap", true));
   if (d->contains("bucket_mb"))
     located((*d)["bucket_mb"], [&] {
@@ -322,14 +329,30 @@ void validate_run(const Config& run) {
   saved_model_path(run, out);
 }
 
+int local_processes(const Config& run) {
+  const Config* d = run.find("distribute");
+  if (d == nullptr || !d->is_map()) return 1;
+  const std::string strategy = d->get_string("strategy", "default");
+  if (strategy != "mirrored" && strategy != "MirroredStrategy") return 1;
+  std::vector<std::string> devices;
+  if (const Config* list = d->find("devices"); list != nullptr && list->is_list())
+    for (const Config& entry : list->as_list()) devices.push_back(entry.as_string());
+  return distribute::mirrored_replicas(devices);
+}
+
 TrainResult train(const Config& run, const TrainOptions& options) {
+  const int processes = local_processes(run);
+  KILN_CHECK(processes == 1 || distributed::launched_by_mpi(), "the run's MirroredStrategy trains ",
+             processes, " replicas, one process each: `kiln train` starts them (here: mpirun -np ",
+             processes, ")");
   const Training t = training_of(run);
   // Ranks that do not train as one would each train alone and write the same files.
   const int ranks = distributed::launched_ranks();
   KILN_CHECK(ranks == 1 || (t.strategy && t.strategy->num_replicas_in_sync() == ranks),
-             "kiln train runs as ", ranks, " MPI ranks, but the run's distribute.strategy is not ",
-             "multi_worker: each rank would train alone and write the same files; set "
-             "distribute: {strategy: multi_worker}");
+             "kiln train runs as ", ranks, " MPI ranks, but the run's distribute.strategy does ",
+             "not train as many replicas: each rank would train alone and write the same files; "
+             "set distribute: {strategy: multi_worker} (or mirrored over ",
+             ranks, " devices)");
   apply_precision(run);
   random::set_seed(t.seed);
   const RunData data = build_data(run["data"], t.seed);

@@ -60,7 +60,9 @@ const char* const kTrainHelp =
     "                    CHECKPOINT\n"
     "  --nproc N         runs N processes under mpirun (data-parallel: the run's distribute\n"
     "                    section says strategy: multi_worker); the same as\n"
-    "                    mpirun -np N kiln train RUN.yaml ...\n"
+    "                    mpirun -np N kiln train RUN.yaml ...; under distribute:\n"
+    "                    {strategy: mirrored, devices: [cuda:0, cuda:1]} kiln train starts one\n"
+    "                    process per device itself\n"
     "\n"
     "Ctrl-C stops after the current batch, writing latest.checkpoint.h5 first (under --nproc,\n"
     "mpirun ends the ranks at once: --resume continues from the last checkpoint written).\n";
@@ -167,11 +169,29 @@ std::optional<RunArgs> parse_run_args(const std::vector<std::string>& args, cons
   return out;
 }
 
-int train(const std::vector<std::string>& args, int verbose) {
+// `kiln train` again as `nproc` MPI ranks (mpirun replaces this process); returns only when
+// mpirun cannot start.
+int train_as_ranks(int nproc, const std::vector<std::string>& global_options,
+                   const std::vector<std::string>& args) {
+  std::vector<std::string> again = global_options;
+  again.push_back("train");
+  again.insert(again.end(), args.begin(), args.end());
+  std::string error;
+  kiln::cli::launch_ranks(nproc, again, &error);
+  std::fprintf(stderr, "kiln train: %s\n", error.c_str());
+  return kFailure;
+}
+
+int train(const std::vector<std::string>& args, int verbose,
+          const std::vector<std::string>& global_options) {
   int status = 0;
   const std::optional<RunArgs> a = parse_run_args(args, kTrainHelp, true, false, &status);
   if (!a) return status;
   const kiln::Config run = kiln::configs::load_run(a->file, a->overrides);
+  // MirroredStrategy over several devices: one process per device, started here.
+  if (const int processes = kiln::configs::local_processes(run);
+      processes > 1 && !kiln::distributed::launched_by_mpi())
+    return train_as_ranks(processes, global_options, args);
   const kiln::configs::TrainResult result = kiln::configs::train(
       run, {.resume = a->resume, .resume_from = a->resume_from, .verbose = verbose});
   if (result.interrupted) {
@@ -313,16 +333,8 @@ int run(int argc, char** argv) {
     }
     if (command == "train") {
       const std::optional<int> nproc = take_nproc(args);
-      if (nproc && *nproc > 1) {
-        std::vector<std::string> again = global_options;
-        again.push_back("train");
-        again.insert(again.end(), args.begin(), args.end());
-        std::string error;
-        launch_ranks(*nproc, again, &error);
-        std::fprintf(stderr, "kiln train: %s\n", error.c_str());
-        return kFailure;
-      }
-      return train(args, verbose);
+      if (nproc && *nproc > 1) return train_as_ranks(*nproc, global_options, args);
+      return train(args, verbose, global_options);
     }
     if (command == "evaluate") return evaluate(args);
     if (command == "predict") return predict(args);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "kiln/framework/distributed/communicator.h"
+#include "kiln/framework/distributed/mpi_communicator.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/conv/conv.h"
@@ -163,6 +164,18 @@ TEST(DataParallel, TwoReplicasOfTheCnnWithSynchronizedBatchNormTrainAsOneDevice)
 TEST(DataParallel, TwoReplicasOfTheMaskedLstmTrainAsOneDevice) {
   const Trained one = train(Net::lstm, kRows, nullptr);
   expect_same_training(train(Net::lstm, kRows, two_cpu_replicas()), one, 1e-5);
+}
+
+// MirroredStrategy over two local devices: one replica per process (rank i on devices[i]).
+TEST(DataParallel, MirroredOverTwoLocalDevicesIsAReplicaPerRankTrainingAsOneDevice) {
+  const auto mirrored =
+      std::make_shared<distribute::MirroredStrategy>(std::vector<std::string>{"cpu", "cpu"});
+  EXPECT_EQ(mirrored->class_name(), "MirroredStrategy");
+  ASSERT_EQ(mirrored->num_replicas_in_sync(), 2);
+  EXPECT_EQ(mirrored->replica_id(), distributed::launched_rank());
+  EXPECT_EQ(mirrored->communicator().backend(), "mpi");
+  const Trained one = train(Net::mlp, kRows, nullptr);
+  expect_same_training(train(Net::mlp, kRows, mirrored), one, 1e-5);
 }
 
 TEST(DataParallel, AnOddLastBatchSplitsUnevenlyAndStillMatches) {

@@ -44,11 +44,13 @@ void share_random_state(distributed::Communicator& communicator) {
   g.set_state(static_cast<uint64_t>(shared[0]), static_cast<uint64_t>(shared[1]));
 }
 
-Device multi_worker_device(const std::vector<std::string>& devices, int rank) {
+// The device of the process at `rank`: its local rank's among `devices`, else its local rank's
+// GPU, else the CPU.
+Device replica_device(const std::vector<std::string>& devices, int rank,
+                      const std::string& strategy) {
   const int local = local_rank(rank);
   if (!devices.empty())
-    return parse_device(devices[static_cast<size_t>(local) % devices.size()],
-                        "MultiWorkerMirroredStrategy");
+    return parse_device(devices[static_cast<size_t>(local) % devices.size()], strategy);
   if (cuda_available()) {
     const int gpus = backend_for(Device::cuda(0)).device_count();
     return Device::cuda(local % gpus);
@@ -65,6 +67,46 @@ std::shared_ptr<distributed::Communicator> replica_communicator(
   return bootstrap;
 }
 
+// The ranks MirroredStrategy over `devices` trains with: this process alone for one device;
+// for several, the processes mpirun started on this machine, one per device (kiln train starts
+// them itself).
+std::shared_ptr<distributed::Communicator> mirrored_bootstrap(
+    const std::vector<std::string>& devices) {
+  const int replicas = mirrored_replicas(devices);
+  if (replicas == 1) return std::make_shared<distributed::LocalCommunicator>();
+  KILN_CHECK(distributed::launched_by_mpi(), "MirroredStrategy: ", replicas,
+             " devices train as one process per device, each holding its copy of the variables "
+             "(as PyTorch's DistributedDataParallel): `kiln train` starts them itself; a program "
+             "of its own runs under `mpirun -np ",
+             replicas, "`");
+  const int ranks = distributed::launched_ranks();
+  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  KILN_CHECK(ranks == replicas && (local_size == nullptr || std::atoi(local_size) == ranks),
+             "MirroredStrategy: ", replicas, " devices need ", replicas,
+             " processes on this machine, but mpirun started ", ranks,
+             local_size == nullptr ? "" : detail::concat(" (", local_size, " here)"),
+             "; across machines, use MultiWorkerMirroredStrategy");
+  return distributed::mpi_world();
+}
+
+// MirroredStrategy's device: one of several local replicas' (replica_device), or the one
+// device of a lone replica (the automatic choice when none is named).
+Device mirrored_device(const std::vector<std::string>& devices,
+                       const distributed::Communicator& bootstrap) {
+  if (bootstrap.size() > 1) return replica_device(devices, bootstrap.rank(), "MirroredStrategy");
+  return devices.empty() ? choose_device("").device : parse_device(devices[0], "MirroredStrategy");
+}
+
+// A process joining the other replicas: their random state, the collectives' communicator.
+void join_replicas(Strategy& strategy) {
+  share_random_state(strategy.communicator());
+  // The collective ops of the traced steps reduce over these ranks.
+  distributed::set_world(strategy.shared_communicator());
+  log(LogLevel::info, strategy.class_name(), ": replica ", strategy.replica_id(), " of ",
+      strategy.num_replicas_in_sync(), " on ", strategy.device(), " (",
+      strategy.communicator().backend(), ")");
+}
+
 }  // namespace
 
 Strategy::Strategy(Device device, std::shared_ptr<distributed::Communicator> communicator)
@@ -79,17 +121,19 @@ OneDeviceStrategy::OneDeviceStrategy(const std::string& device)
     : Strategy(parse_device(device, "OneDeviceStrategy"),
                std::make_shared<distributed::LocalCommunicator>()) {}
 
-MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices)
-    : Strategy(
-          devices.empty() ? choose_device("").device : parse_device(devices[0], "MirroredStrategy"),
-          std::make_shared<distributed::LocalCommunicator>()) {
+int mirrored_replicas(const std::vector<std::string>& devices) {
   const int gpus = cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
-  const size_t replicas = devices.empty() ? static_cast<size_t>(std::max(gpus, 1)) : devices.size();
-  KILN_CHECK(replicas == 1, "MirroredStrategy: ", replicas,
-             " replicas in one process are not supported (kiln keeps one copy of each variable); "
-             "run one process per device instead: MultiWorkerMirroredStrategy under mpirun, or "
-             "`kiln train --nproc ",
-             replicas, "` with distribute: {strategy: multi_worker}");
+  return devices.empty() ? std::max(gpus, 1) : static_cast<int>(devices.size());
+}
+
+MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices)
+    : MirroredStrategy(devices, mirrored_bootstrap(devices)) {}
+
+MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices,
+                                   const std::shared_ptr<distributed::Communicator>& bootstrap)
+    : Strategy(mirrored_device(devices, *bootstrap),
+               replica_communicator(mirrored_device(devices, *bootstrap), bootstrap)) {
+  if (num_replicas_in_sync() > 1) join_replicas(*this);
 }
 
 MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const std::vector<std::string>& devices)
@@ -101,13 +145,11 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const std::vector<std::
 MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(
     const std::vector<std::string>& devices,
     const std::shared_ptr<distributed::Communicator>& bootstrap)
-    : Strategy(multi_worker_device(devices, bootstrap->rank()),
-               replica_communicator(multi_worker_device(devices, bootstrap->rank()), bootstrap)) {
-  share_random_state(communicator());
-  // The collective ops of the traced steps reduce over these ranks.
-  distributed::set_world(shared_communicator());
-  log(LogLevel::info, class_name(), ": replica ", replica_id(), " of ", num_replicas_in_sync(),
-      " on ", device(), " (", communicator().backend(), ")");
+    : Strategy(replica_device(devices, bootstrap->rank(), "MultiWorkerMirroredStrategy"),
+               replica_communicator(
+                   replica_device(devices, bootstrap->rank(), "MultiWorkerMirroredStrategy"),
+                   bootstrap)) {
+  join_replicas(*this);
 }
 
 StrategyScope::StrategyScope(StrategyPtr strategy)

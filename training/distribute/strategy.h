@@ -70,15 +70,26 @@ class OneDeviceStrategy final : public Strategy {
   std::string class_name() const override { return "OneDeviceStrategy"; }
 };
 
-// One process, one replica per local device. Replicas in one process need per-replica copies
-// of every variable, which kiln does not keep: a single device works, several are refused with
-// the way that does work (a process per device, MultiWorkerMirroredStrategy).
+// One replica per local device ("cuda:0", "cuda:1"; "cpu" may repeat). Each replica is a process
+// of its own holding its copy of the variables, as PyTorch's DistributedDataParallel, rather
+// than a thread of one process as in TensorFlow: `kiln train` starts one process per device
+// under mpirun itself, and a C++ program runs under `mpirun -np <devices>` on one machine
+// (made outside mpirun with several devices, the strategy says so). Replica i is rank i, on
+// devices[i], talking over NCCL for GPUs (MPI for host tensors). One device: that device alone.
 class MirroredStrategy final : public Strategy {
  public:
   // No devices: every visible GPU, else the CPU.
   explicit MirroredStrategy(const std::vector<std::string>& devices = {});
   std::string class_name() const override { return "MirroredStrategy"; }
+
+ private:
+  MirroredStrategy(const std::vector<std::string>& devices,
+                   const std::shared_ptr<distributed::Communicator>& bootstrap);
 };
+
+// How many replicas (processes) MirroredStrategy over `devices` trains with: one per device, or
+// with none named one per visible GPU (at least one).
+int mirrored_replicas(const std::vector<std::string>& devices);
 
 // One process per replica, on any number of machines, started by mpirun (or kiln train --nproc
 // N): the ranks of MPI_COMM_WORLD, talking over MPI, or over NCCL for GPU replicas. A process's
