@@ -18,13 +18,6 @@ settings=(--set data.limit=12000 --set training.epochs=2 --set distribute.strate
 "$kiln" --quiet train "$run" "${settings[@]}" --set "output.dir=$dir/whole" --nproc 2 \
   > "$dir/whole.log" 2>&1 || { cat "$dir/whole.log"; fail "the uninterrupted run failed"; }
 
-"$kiln" --quiet train "$run" "${settings[@]}" --set "output.dir=$dir/killed" --nproc 2 \
-  > "$dir/killed.log" 2>&1 &
-launcher=$!
-for _ in $(seq 3000); do
-  compgen -G "$dir/killed/checkpoints/e2b*.h5" > /dev/null && break
-  sleep 0.01
-done
 # Rank 1 of the run writing to $1: the rank whose environment mpirun gave OMPI_COMM_WORLD_RANK=1.
 rank1() {
   for pid in $(pgrep -f "output.dir=$1"); do
@@ -32,33 +25,37 @@ rank1() {
       echo "$pid"
   done
 }
-victim=$(rank1 "$dir/killed")
-[[ -n "$victim" ]] || fail "rank 1 not found (did the run end before its second epoch?)"
-started=$(date +%s)
-kill -KILL "$victim"
-wait "$launcher"
-status=$? took=$(($(date +%s) - started))
-cat "$dir/killed.log"
+# Starts a 2-rank run into $dir/NAME (more arguments after the first three), waits for its first
+# checkpoint matching GLOB, sends SIGNAL to rank 1 and waits for the run; sets status and took
+# (seconds from the signal to the run's end).
+disturb_rank1() {
+  local name=$1 glob=$2 signal=$3
+  shift 3
+  "$kiln" --quiet train "$run" "${settings[@]}" --set "output.dir=$dir/$name" --nproc 2 "$@" \
+    > "$dir/$name.log" 2>&1 &
+  local launcher=$!
+  for _ in $(seq 3000); do
+    compgen -G "$dir/$name/checkpoints/$glob" > /dev/null && break
+    sleep 0.01
+  done
+  local victim started
+  victim=$(rank1 "$dir/$name")
+  [[ -n "$victim" ]] || fail "rank 1 of the $name run not found (did it end first?)"
+  started=$(date +%s)
+  kill "-$signal" "$victim"
+  wait "$launcher"
+  status=$? took=$(($(date +%s) - started))
+  cat "$dir/$name.log"
+}
+
+disturb_rank1 killed "e2b*.h5" KILL
 [[ $status -ne 0 ]] || fail "the run exited 0 after rank 1 was killed"
 ((took <= 35)) || fail "the other rank took ${took}s to end"
 grep -q "rank 1" "$dir/killed.log" || fail "no message names rank 1"
 echo "rank 1 killed; the run ended with status $status after ${took}s"
 
 # A stalled rank: rank 0 gives up after distribute.timeout_s.
-"$kiln" --quiet train "$run" "${settings[@]}" --set "output.dir=$dir/stalled" --nproc 2 \
-  --set distribute.timeout_s=5 > "$dir/stalled.log" 2>&1 &
-launcher=$!
-for _ in $(seq 3000); do
-  compgen -G "$dir/stalled/checkpoints/e1b*.h5" > /dev/null && break
-  sleep 0.01
-done
-victim=$(rank1 "$dir/stalled")
-[[ -n "$victim" ]] || fail "rank 1 of the stalled run not found"
-started=$(date +%s)
-kill -STOP "$victim"
-wait "$launcher"
-status=$? took=$(($(date +%s) - started))
-cat "$dir/stalled.log"
+disturb_rank1 stalled "e1b*.h5" STOP --set distribute.timeout_s=5
 [[ $status -ne 0 ]] || fail "the run exited 0 with rank 1 stalled"
 ((took <= 15)) || fail "rank 0 took ${took}s to give up on the stalled rank"
 grep -q "rank 0 of 2: .* did not finish within 5 s" "$dir/stalled.log" ||
