@@ -81,9 +81,8 @@ void read_distribute(const Config& run, Training& t) {
   // A mirrored run over several devices is its processes' (kiln train starts them, and train
   // refuses to run it in one): outside them it is checked (kiln validate) with a one-replica
   // strategy that takes the same settings.
-  const bool mirrored = strategy == "mirrored" || strategy == "MirroredStrategy";
   const bool outside_its_processes =
-      mirrored && distribute::mirrored_replicas(devices) > 1 && !distributed::launched_by_mpi();
+      distribute::local_processes(strategy, devices) > 1 && !distributed::launched_by_mpi();
   t.strategy = located((*d)["strategy"], [&] {
     return distribute::make_strategy(outside_its_processes ? "multi_worker" : strategy, devices);
   });
@@ -332,12 +331,10 @@ void validate_run(const Config& run) {
 int local_processes(const Config& run) {
   const Config* d = run.find("distribute");
   if (d == nullptr || !d->is_map()) return 1;
-  const std::string strategy = d->get_string("strategy", "default");
-  if (strategy != "mirrored" && strategy != "MirroredStrategy") return 1;
   std::vector<std::string> devices;
   if (const Config* list = d->find("devices"); list != nullptr && list->is_list())
     for (const Config& entry : list->as_list()) devices.push_back(entry.as_string());
-  return distribute::mirrored_replicas(devices);
+  return distribute::local_processes(d->get_string("strategy", "default"), devices);
 }
 
 TrainResult train(const Config& run, const TrainOptions& options) {

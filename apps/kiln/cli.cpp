@@ -106,6 +106,8 @@ struct RunArgs {
   std::string model;  // --model: a .keras file in place of the run's model
   std::string input;
   std::string output;
+  // What the run's model takes its weights from: --model's whole model or --weights' file.
+  const std::string& trained() const { return model.empty() ? weights : model; }
 };
 
 // Parses `args`; nullopt after printing a usage error (its status in *status) or help.
@@ -250,8 +252,8 @@ int evaluate(const std::vector<std::string>& args) {
         "evaluate takes the run file (for its data) first; give the model with "
         "--model " +
         a->file);
-  const kiln::configs::LoadedRun loaded = kiln::configs::evaluate(
-      kiln::configs::load_run(a->file, a->overrides), a->model.empty() ? a->weights : a->model);
+  const kiln::configs::LoadedRun loaded =
+      kiln::configs::evaluate(kiln::configs::load_run(a->file, a->overrides), a->trained());
   std::printf("%s\n", kiln::configs::format_scores(loaded.test_scores, "test_").c_str());
   return 0;
 }
@@ -271,7 +273,7 @@ int predict(const std::vector<std::string>& args) {
   const kiln::Tensor output =
       whole_model ? kiln::load_model(a->file, {.compile = false})->predict(input, {.verbose = 0})
                   : kiln::configs::predict(kiln::configs::load_run(a->file, a->overrides),
-                                           a->model.empty() ? a->weights : a->model, input);
+                                           a->trained(), input);
   kiln::datasets::save_npy(a->output, output);
   std::printf("wrote %s: %lld rows\n", a->output.c_str(), static_cast<long long>(output.dim(0)));
   return 0;

@@ -15,6 +15,11 @@ namespace {
 
 thread_local StrategyPtr innermost;
 
+// MirroredStrategy's YAML and Keras names.
+bool is_mirrored(const std::string& name) {
+  return name == "mirrored" || name == "MirroredStrategy";
+}
+
 Device parse_device(const std::string& name, const std::string& strategy) {
   try {
     const Device device = Device::parse(name);
@@ -72,7 +77,7 @@ std::shared_ptr<distributed::Communicator> replica_communicator(
 // them itself).
 std::shared_ptr<distributed::Communicator> mirrored_bootstrap(
     const std::vector<std::string>& devices) {
-  const int replicas = mirrored_replicas(devices);
+  const int replicas = local_processes("mirrored", devices);
   if (replicas == 1) return std::make_shared<distributed::LocalCommunicator>();
   KILN_CHECK(distributed::launched_by_mpi(), "MirroredStrategy: ", replicas,
              " devices train as one process per device, each holding its copy of the variables "
@@ -121,7 +126,8 @@ OneDeviceStrategy::OneDeviceStrategy(const std::string& device)
     : Strategy(parse_device(device, "OneDeviceStrategy"),
                std::make_shared<distributed::LocalCommunicator>()) {}
 
-int mirrored_replicas(const std::vector<std::string>& devices) {
+int local_processes(const std::string& name, const std::vector<std::string>& devices) {
+  if (!is_mirrored(name)) return 1;
   const int gpus = cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
   return devices.empty() ? std::max(gpus, 1) : static_cast<int>(devices.size());
 }
@@ -171,8 +177,7 @@ StrategyPtr make_strategy(const std::string& name, const std::vector<std::string
                devices.size());
     return devices.empty() ? nullptr : std::make_shared<OneDeviceStrategy>(devices[0]);
   }
-  if (name == "mirrored" || name == "MirroredStrategy")
-    return std::make_shared<MirroredStrategy>(devices);
+  if (is_mirrored(name)) return std::make_shared<MirroredStrategy>(devices);
   if (name == "multi_worker" || name == "MultiWorkerMirroredStrategy")
     return std::make_shared<MultiWorkerMirroredStrategy>(devices);
   throw Error(detail::concat("unknown distribution strategy '", name,

@@ -87,9 +87,10 @@ class MirroredStrategy final : public Strategy {
                    const std::shared_ptr<distributed::Communicator>& bootstrap);
 };
 
-// How many replicas (processes) MirroredStrategy over `devices` trains with: one per device, or
-// with none named one per visible GPU (at least one).
-int mirrored_replicas(const std::vector<std::string>& devices);
+// How many processes the strategy named `name` (as make_strategy takes it) trains as on this
+// machine: MirroredStrategy one per device (none named: one per visible GPU, at least one), the
+// others 1 (a multi-worker run's processes are mpirun's to choose).
+int local_processes(const std::string& name, const std::vector<std::string>& devices);
 
 // One process per replica, on any number of machines, started by mpirun (or kiln train --nproc
 // N): the ranks of MPI_COMM_WORLD, talking over MPI, or over NCCL for GPU replicas. A process's

@@ -21,11 +21,6 @@ constexpr const char* kMetadata = "metadata.json";
 constexpr const char* kConfig = "config.json";
 constexpr const char* kWeights = "model.weights.h5";
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // "2026-11-26@11:58:48", as Keras dates its files (local time).
 std::string date_saved() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -106,7 +101,7 @@ std::shared_ptr<Model> model_from_config(const Config& config, const std::string
 }  // namespace
 
 void save_model(const Model& model, const std::string& path) {
-  KILN_CHECK(ends_with(path, ".keras"), "model.save('", path,
+  KILN_CHECK(path.ends_with(".keras"), "model.save('", path,
              "'): the file name must end in .keras (weights alone: save_weights to a "
              ".weights.h5)");
   const std::string config = model_config(model, path).to_json();

@@ -17,7 +17,8 @@ TEST(Strategies, MirroredOverOneDeviceIsThatDeviceAlone) {
   EXPECT_EQ(mirrored.replica_id(), 0);
   EXPECT_TRUE(mirrored.device().is_cpu());
   EXPECT_EQ(mirrored.communicator().backend(), "local");
-  EXPECT_EQ(mirrored_replicas({"cpu", "cpu", "cpu"}), 3);
+  EXPECT_EQ(local_processes("mirrored", {"cpu", "cpu", "cpu"}), 3);
+  EXPECT_EQ(local_processes("multi_worker", {"cpu", "cpu", "cpu"}), 1);
 }
 
 TEST(Strategies, MirroredOverSeveralDevicesOutsideMpirunSaysHowToStartTheReplicas) {
