@@ -78,14 +78,8 @@ void read_distribute(const Config& run, Training& t) {
                  "(multi_worker, mirrored), not to '", strategy, "'");
     return;
   }
-  // A mirrored run over several devices is its processes' (kiln train starts them, and train
-  // refuses to run it in one): outside them it is checked (kiln validate) with a one-replica
-  // strategy that takes the same settings.
-  const bool outside_its_processes =
-      distribute::local_processes(strategy, devices) > 1 && !distributed::launched_by_mpi();
-  t.strategy = located((*d)["strategy"], [&] {
-    return distribute::make_strategy(outside_its_processes ? "multi_worker" : strategy, devices);
-  });
+  t.strategy =
+      located((*d)["strategy"], [&] { return distribute::make_strategy(strategy, devices); });
   t.strategy->set_overlap(d->get_bool("overlap", true));
   if (d->contains("bucket_mb"))
     located((*d)["bucket_mb"], [&] {
@@ -100,8 +94,7 @@ void read_distribute(const Config& run, Training& t) {
       const double s = (*d)["timeout_s"].as_double();
       KILN_CHECK(std::isfinite(s) && s >= 0.001 && s <= 1e6,
                  "timeout_s must be at least 0.001 (and at most 1e6), got ", s);
-      t.strategy->communicator().set_timeout(
-          std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
+      t.strategy->set_timeout(std::chrono::milliseconds(static_cast<int64_t>(s * 1000)));
       return 0;
     });
 }
@@ -328,20 +321,7 @@ void validate_run(const Config& run) {
   saved_model_path(run, out);
 }
 
-int local_processes(const Config& run) {
-  const Config* d = run.find("distribute");
-  if (d == nullptr || !d->is_map()) return 1;
-  std::vector<std::string> devices;
-  if (const Config* list = d->find("devices"); list != nullptr && list->is_list())
-    for (const Config& entry : list->as_list()) devices.push_back(entry.as_string());
-  return distribute::local_processes(d->get_string("strategy", "default"), devices);
-}
-
 TrainResult train(const Config& run, const TrainOptions& options) {
-  const int processes = local_processes(run);
-  KILN_CHECK(processes == 1 || distributed::launched_by_mpi(), "the run's MirroredStrategy trains ",
-             processes, " replicas, one process each: `kiln train` starts them (here: mpirun -np ",
-             processes, ")");
   const Training t = training_of(run);
   // Ranks that do not train as one would each train alone and write the same files.
   const int ranks = distributed::launched_ranks();

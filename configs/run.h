@@ -41,11 +41,6 @@ struct TrainResult {
   std::vector<std::string> tensorboard_dirs;  // the TensorBoard callbacks' log_dirs
 };
 
-// How many processes `kiln train` runs the file as on this machine: one per device under
-// distribute: {strategy: mirrored} over several devices (MirroredStrategy's replicas are
-// processes), else 1 (--nproc N sets the count for multi_worker).
-int local_processes(const Config& run);
-
 // Trains as the file says. The output directory gets config.yaml (the resolved run), log.csv
 // (one row per epoch), latest.checkpoint.h5 (after every epoch, and on Ctrl-C) and the
 // checkpoint section's files; then the test split is evaluated, and the model saved as

@@ -184,16 +184,11 @@ int train_as_ranks(int nproc, const std::vector<std::string>& global_options,
   return kFailure;
 }
 
-int train(const std::vector<std::string>& args, int verbose,
-          const std::vector<std::string>& global_options) {
+int train(const std::vector<std::string>& args, int verbose) {
   int status = 0;
   const std::optional<RunArgs> a = parse_run_args(args, kTrainHelp, true, false, &status);
   if (!a) return status;
   const kiln::Config run = kiln::configs::load_run(a->file, a->overrides);
-  // MirroredStrategy over several devices: one process per device, started here.
-  if (const int processes = kiln::configs::local_processes(run);
-      processes > 1 && !kiln::distributed::launched_by_mpi())
-    return train_as_ranks(processes, global_options, args);
   const kiln::configs::TrainResult result = kiln::configs::train(
       run, {.resume = a->resume, .resume_from = a->resume_from, .verbose = verbose});
   if (result.interrupted) {
@@ -336,7 +331,7 @@ int run(int argc, char** argv) {
     if (command == "train") {
       const std::optional<int> nproc = take_nproc(args);
       if (nproc && *nproc > 1) return train_as_ranks(*nproc, global_options, args);
-      return train(args, verbose, global_options);
+      return train(args, verbose);
     }
     if (command == "evaluate") return evaluate(args);
     if (command == "predict") return predict(args);

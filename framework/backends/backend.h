@@ -49,4 +49,10 @@ void replace_cuda_backend(Backend* backend);
 // floating-point mode (denormals flushed).
 void configure_background_thread();
 
+// How many threads (the OpenMP team size) the CPU kernels run on when called from this thread.
+int cpu_threads();
+// Sets that count (at least 1) for this thread, and the pool's floating-point mode (denormals
+// flushed): each of MirroredStrategy's replica threads takes its share of the cores.
+void set_cpu_threads(int threads);
+
 }  // namespace kiln

@@ -16,6 +16,8 @@ std::shared_ptr<Communicator>& installed() {
   return communicator;
 }
 
+thread_local Communicator* scoped = nullptr;
+
 }  // namespace
 
 std::string_view reduce_op_name(ReduceOp op) {
@@ -41,6 +43,7 @@ void LocalCommunicator::abort(const std::string& reason) {
 }
 
 Communicator& world() {
+  if (scoped != nullptr) return *scoped;
   static LocalCommunicator local;
   const std::lock_guard lock(world_mutex);
   Communicator* c = installed().get();
@@ -50,6 +53,14 @@ Communicator& world() {
 void set_world(std::shared_ptr<Communicator> communicator) {
   const std::lock_guard lock(world_mutex);
   installed() = std::move(communicator);
+}
+
+WorldScope::WorldScope(Communicator& communicator) : previous_(scoped) {
+  scoped = &communicator;
+}
+
+WorldScope::~WorldScope() {
+  scoped = previous_;
 }
 
 }  // namespace kiln::distributed

@@ -70,10 +70,24 @@ class LocalCommunicator final : public Communicator {
   [[noreturn]] void abort(const std::string& reason) override;
 };
 
-// The communicator the collective ops use: the one set_world installed, else a local one.
+// The communicator the collective ops use: this thread's WorldScope's, else the one set_world
+// installed, else a local one.
 Communicator& world();
 // Installs `communicator` for the process (a strategy does, when it is made); null restores the
 // local one.
 void set_world(std::shared_ptr<Communicator> communicator);
+
+// While alive, world() is `communicator` on this thread: a replica's thread of MirroredStrategy,
+// whose replicas are ranks of one process.
+class WorldScope {
+ public:
+  explicit WorldScope(Communicator& communicator);
+  ~WorldScope();
+  WorldScope(const WorldScope&) = delete;
+  WorldScope& operator=(const WorldScope&) = delete;
+
+ private:
+  Communicator* previous_;
+};
 
 }  // namespace kiln::distributed

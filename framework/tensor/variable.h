@@ -2,6 +2,11 @@
 // A named, mutable tensor: model weights, optimizer slots, metric state. Traced functions capture
 // variables by reference, so assigning new values (or loading another model's weights) never
 // retraces: the graph reads the variable's current data on every call.
+//
+// A mirrored variable (Keras's MirroredVariable, for MirroredStrategy's replicas in one process)
+// keeps one copy per replica, each on its replica's device. Under a MirrorScope(i) reads, writes
+// and traces see copy i alone; outside every MirrorScope (Keras's cross-replica context: callbacks,
+// loading weights) reads see copy 0 and writes go to every copy.
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +21,8 @@ struct VariableState : NodePayload {
   Tensor value;  // always concrete; assignment copies into its storage
   std::string name;
   bool trainable = true;
+  // The other replicas' copies (replica i's at i - 1) while mirrored; empty otherwise.
+  std::vector<std::shared_ptr<VariableState>> mirrors;
   std::string describe() const override;
 };
 
@@ -36,8 +43,14 @@ class Variable {
   void assign_sub(const Tensor& delta) const;
 
   // Moves the data to `device` (compile takes a model's variables to its device). Steps traced
-  // before were planned for the old device: the caller drops them.
+  // before were planned for the old device: the caller drops them. A mirrored variable stops
+  // being one.
   void move_to(const Device& device) const;
+
+  // Gives the variable a copy per replica: replica i's (i >= 1) on devices[i], each equal to the
+  // current value (copy 0, which stays where it is).
+  void mirror(const std::vector<Device>& devices) const;
+  bool mirrored() const { return !state_->mirrors.empty(); }
 
   const std::string& name() const { return state_->name; }
   bool trainable() const { return state_->trainable; }
@@ -63,6 +76,19 @@ class VariableSubstitution {
 
  private:
   size_t previous_size_;
+};
+
+// While alive, this thread computes for replica `index` of mirrored variables: it reads, writes
+// and traces copy `index` alone. Scopes nest.
+class MirrorScope {
+ public:
+  explicit MirrorScope(int index);
+  ~MirrorScope();
+  MirrorScope(const MirrorScope&) = delete;
+  MirrorScope& operator=(const MirrorScope&) = delete;
+
+ private:
+  int previous_;
 };
 
 // Copies src's data into dst's storage (same shape and dtype, any devices).

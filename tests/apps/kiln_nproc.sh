@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `kiln train --nproc 2` (two MPI ranks, one replica each, multi_worker) reaches the test accuracy
 # of one process within half a point, reports it once, and writes one run directory; mirrored
-# over two devices starts its two processes itself and trains exactly as those two ranks.
+# over two devices (two replica threads in one process) trains exactly as those two ranks.
 # Usage: kiln_nproc.sh KILN RUN.yaml DIR
 set -uo pipefail
 kiln=$1 run=$2 dir=$3

@@ -1,12 +1,14 @@
 #include "kiln/training/distribute/strategy.h"
 
 #include <cstdlib>
+#include <set>
 
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/distributed/mpi_communicator.h"
 #include "kiln/framework/distributed/nccl.h"
+#include "kiln/framework/distributed/thread_group.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/training/model/device_choice.h"
 
@@ -72,34 +74,44 @@ std::shared_ptr<distributed::Communicator> replica_communicator(
   return bootstrap;
 }
 
-// The ranks MirroredStrategy over `devices` trains with: this process alone for one device;
-// for several, the processes mpirun started on this machine, one per device (kiln train starts
-// them itself).
-std::shared_ptr<distributed::Communicator> mirrored_bootstrap(
-    const std::vector<std::string>& devices) {
-  const int replicas = local_processes("mirrored", devices);
-  if (replicas == 1) return std::make_shared<distributed::LocalCommunicator>();
-  KILN_CHECK(distributed::launched_by_mpi(), "MirroredStrategy: ", replicas,
-             " devices train as one process per device, each holding its copy of the variables "
-             "(as PyTorch's DistributedDataParallel): `kiln train` starts them itself; a program "
-             "of its own runs under `mpirun -np ",
-             replicas, "`");
-  const int ranks = distributed::launched_ranks();
-  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  KILN_CHECK(ranks == replicas && (local_size == nullptr || std::atoi(local_size) == ranks),
-             "MirroredStrategy: ", replicas, " devices need ", replicas,
-             " processes on this machine, but mpirun started ", ranks,
-             local_size == nullptr ? "" : detail::concat(" (", local_size, " here)"),
-             "; across machines, use MultiWorkerMirroredStrategy");
-  return distributed::mpi_world();
+// MirroredStrategy's devices: those named, or every visible GPU, or the CPU.
+std::vector<Device> mirrored_devices(const std::vector<std::string>& names) {
+  std::vector<Device> devices;
+  for (const std::string& name : names) devices.push_back(parse_device(name, "MirroredStrategy"));
+  if (!devices.empty()) return devices;
+  const int gpus = cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
+  for (int i = 0; i < gpus; ++i) devices.push_back(Device::cuda(i));
+  if (devices.empty()) devices.push_back(choose_device("").device);
+  return devices;
 }
 
-// MirroredStrategy's device: one of several local replicas' (replica_device), or the one
-// device of a lone replica (the automatic choice when none is named).
-Device mirrored_device(const std::vector<std::string>& devices,
-                       const distributed::Communicator& bootstrap) {
-  if (bootstrap.size() > 1) return replica_device(devices, bootstrap.rank(), "MirroredStrategy");
-  return devices.empty() ? choose_device("").device : parse_device(devices[0], "MirroredStrategy");
+// Whether `devices` are distinct GPUs, which NCCL connects.
+bool distinct_gpus(const std::vector<Device>& devices) {
+  std::set<int> seen;
+  for (const Device& d : devices)
+    if (!d.is_cuda() || !seen.insert(d.index).second) return false;
+  return true;
+}
+
+// MirroredStrategy's replicas on `names`: one device alone, or a thread per device.
+Strategy::Placement mirrored_placement(const std::vector<std::string>& names) {
+  const std::vector<Device> devices = mirrored_devices(names);
+  if (devices.size() == 1)
+    return {devices[0], std::make_shared<distributed::LocalCommunicator>(), nullptr};
+  KILN_CHECK(distributed::launched_ranks() == 1, "MirroredStrategy runs its ", devices.size(),
+             " replicas as threads of one process, but mpirun started ",
+             distributed::launched_ranks(), " processes; for a replica per process, use ",
+             "MultiWorkerMirroredStrategy (distribute: {strategy: multi_worker})");
+  const auto n = static_cast<int>(devices.size());
+  std::vector<std::shared_ptr<distributed::Communicator>> host = distributed::thread_group(n);
+  std::vector<std::shared_ptr<distributed::Communicator>> ranks = host;
+  if (distinct_gpus(devices)) {
+    std::vector<int> gpus;
+    for (const Device& d : devices) gpus.push_back(d.index);
+    ranks = distributed::nccl_group(host, gpus);
+  }
+  auto threads = std::make_shared<ReplicaThreads>(devices, ranks, std::move(host));
+  return {devices[0], ranks[0], std::move(threads)};
 }
 
 // A process joining the other replicas: their random state, the collectives' communicator.
@@ -114,8 +126,16 @@ void join_replicas(Strategy& strategy) {
 
 }  // namespace
 
-Strategy::Strategy(Device device, std::shared_ptr<distributed::Communicator> communicator)
-    : device_(device), communicator_(std::move(communicator)) {}
+Strategy::Strategy(Placement placement)
+    : device_(placement.device),
+      communicator_(std::move(placement.communicator)),
+      threads_(std::move(placement.threads)) {}
+
+void Strategy::set_timeout(std::chrono::milliseconds timeout) {
+  communicator_->set_timeout(timeout);
+  if (threads_)
+    for (int i = 1; i < threads_->size(); ++i) threads_->rank(i).set_timeout(timeout);
+}
 
 void Strategy::set_bucket_bytes(int64_t bytes) {
   KILN_CHECK(bytes > 0, class_name(), ": the gradient bucket size must be positive, got ", bytes);
@@ -123,23 +143,18 @@ void Strategy::set_bucket_bytes(int64_t bytes) {
 }
 
 OneDeviceStrategy::OneDeviceStrategy(const std::string& device)
-    : Strategy(parse_device(device, "OneDeviceStrategy"),
-               std::make_shared<distributed::LocalCommunicator>()) {}
-
-int local_processes(const std::string& name, const std::vector<std::string>& devices) {
-  if (!is_mirrored(name)) return 1;
-  const int gpus = cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
-  return devices.empty() ? std::max(gpus, 1) : static_cast<int>(devices.size());
-}
+    : Strategy({parse_device(device, "OneDeviceStrategy"),
+                std::make_shared<distributed::LocalCommunicator>(), nullptr}) {}
 
 MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices)
-    : MirroredStrategy(devices, mirrored_bootstrap(devices)) {}
-
-MirroredStrategy::MirroredStrategy(const std::vector<std::string>& devices,
-                                   const std::shared_ptr<distributed::Communicator>& bootstrap)
-    : Strategy(mirrored_device(devices, *bootstrap),
-               replica_communicator(mirrored_device(devices, *bootstrap), bootstrap)) {
-  if (num_replicas_in_sync() > 1) join_replicas(*this);
+    : Strategy(mirrored_placement(devices)) {
+  if (const ReplicaThreads* threads = replica_threads()) {
+    std::string where;
+    for (int i = 0; i < threads->size(); ++i)
+      where += detail::concat(i == 0 ? "" : ", ", threads->device(i));
+    log(LogLevel::info, "MirroredStrategy: ", threads->size(), " replicas in this process, on ",
+        where, " (", threads->rank(0).backend(), ")");
+  }
 }
 
 MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const std::vector<std::string>& devices)
@@ -151,10 +166,11 @@ MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(const std::vector<std::
 MultiWorkerMirroredStrategy::MultiWorkerMirroredStrategy(
     const std::vector<std::string>& devices,
     const std::shared_ptr<distributed::Communicator>& bootstrap)
-    : Strategy(replica_device(devices, bootstrap->rank(), "MultiWorkerMirroredStrategy"),
-               replica_communicator(
-                   replica_device(devices, bootstrap->rank(), "MultiWorkerMirroredStrategy"),
-                   bootstrap)) {
+    : Strategy({replica_device(devices, bootstrap->rank(), "MultiWorkerMirroredStrategy"),
+                replica_communicator(
+                    replica_device(devices, bootstrap->rank(), "MultiWorkerMirroredStrategy"),
+                    bootstrap),
+                nullptr}) {
   join_replicas(*this);
 }
 

@@ -1,9 +1,10 @@
 #pragma once
-// Keras's tf.distribute strategies: where the replicas of a model train and how they agree.
-// Data parallelism is one process per replica (SPMD): every process builds the same model, takes
-// its shard of each global batch, and the traced train step sums the gradients over the ranks
-// (gradient buckets, overlapped with backward) before the optimizer runs, so the replicas stay
-// equal and train as one device would on the whole batch.
+// Keras's tf.distribute strategies: where the replicas of a model train and how they agree. Each
+// replica takes its shard of every global batch, and the traced train step sums the gradients over
+// the replicas (gradient buckets, overlapped with backward) before the optimizer runs, so the
+// replicas stay equal and train as one device would on the whole batch. MirroredStrategy's
+// replicas are threads of one process, each with its copy of the variables (mirrored variables);
+// MultiWorkerMirroredStrategy's are processes (SPMD: every process builds the same model).
 //
 //   auto strategy = std::make_shared<distribute::MultiWorkerMirroredStrategy>();
 //   {
@@ -12,6 +13,7 @@
 //     model->compile({...});
 //   }
 //   model->fit(x, y, {.batch_size = 128});  // the global batch; each of N ranks takes 128 / N
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include "kiln/framework/core/device.h"
 #include "kiln/framework/distributed/communicator.h"
+#include "kiln/training/distribute/replica_threads.h"
 
 namespace kiln::distribute {
 
@@ -28,10 +31,17 @@ inline constexpr int64_t kDefaultBucketBytes = int64_t{25} << 20;
 
 class Strategy {
  public:
+  // This process's replicas: one on `device` talking through `communicator`, or (given
+  // `threads`) those threads' replicas, the first on `device` talking through `communicator`.
+  struct Placement {
+    Device device;
+    std::shared_ptr<distributed::Communicator> communicator;
+    std::shared_ptr<ReplicaThreads> threads;
+  };
   virtual ~Strategy() = default;
   virtual std::string class_name() const = 0;  // "MirroredStrategy"
 
-  // This process's replica: its rank, and its device.
+  // This process's (first) replica: its rank, and its device.
   int replica_id() const { return communicator_->rank(); }
   int num_replicas_in_sync() const { return communicator_->size(); }
   const Device& device() const { return device_; }
@@ -41,6 +51,11 @@ class Strategy {
   const std::shared_ptr<distributed::Communicator>& shared_communicator() const {
     return communicator_;
   }
+  // The threads of the replicas this process runs, where it runs several (MirroredStrategy over
+  // several devices); null where the process is one replica.
+  ReplicaThreads* replica_threads() const { return threads_.get(); }
+  // How long a collective may wait for the other replicas before they all fail.
+  void set_timeout(std::chrono::milliseconds timeout);
 
   // Gradients go to the all-reduce in buckets of about this many bytes (at least one gradient
   // each), in the order backprop produces them.
@@ -52,11 +67,12 @@ class Strategy {
   void set_overlap(bool overlap) { overlap_ = overlap; }
 
  protected:
-  Strategy(Device device, std::shared_ptr<distributed::Communicator> communicator);
+  explicit Strategy(Placement placement);
 
  private:
   Device device_;
   std::shared_ptr<distributed::Communicator> communicator_;
+  std::shared_ptr<ReplicaThreads> threads_;
   int64_t bucket_bytes_ = kDefaultBucketBytes;
   bool overlap_ = true;
 };
@@ -70,27 +86,17 @@ class OneDeviceStrategy final : public Strategy {
   std::string class_name() const override { return "OneDeviceStrategy"; }
 };
 
-// One replica per local device ("cuda:0", "cuda:1"; "cpu" may repeat). Each replica is a process
-// of its own holding its copy of the variables, as PyTorch's DistributedDataParallel, rather
-// than a thread of one process as in TensorFlow: `kiln train` starts one process per device
-// under mpirun itself, and a C++ program runs under `mpirun -np <devices>` on one machine
-// (made outside mpirun with several devices, the strategy says so). Replica i is rank i, on
-// devices[i], talking over NCCL for GPUs (MPI for host tensors). One device: that device alone.
+// One replica per local device ("cuda:0", "cuda:1"; "cpu" may repeat), all in this process, as
+// in TensorFlow: replica i is a thread computing on devices[i] with its copy of every variable of
+// the model, the optimizer and the metrics (training/distribute/replica_threads.h). Distinct GPUs
+// talk over NCCL (ncclCommInitAll), other devices through host memory. One device: that device
+// alone. Across processes or machines, use MultiWorkerMirroredStrategy.
 class MirroredStrategy final : public Strategy {
  public:
   // No devices: every visible GPU, else the CPU.
   explicit MirroredStrategy(const std::vector<std::string>& devices = {});
   std::string class_name() const override { return "MirroredStrategy"; }
-
- private:
-  MirroredStrategy(const std::vector<std::string>& devices,
-                   const std::shared_ptr<distributed::Communicator>& bootstrap);
 };
-
-// How many processes the strategy named `name` (as make_strategy takes it) trains as on this
-// machine: MirroredStrategy one per device (none named: one per visible GPU, at least one), the
-// others 1 (a multi-worker run's processes are mpirun's to choose).
-int local_processes(const std::string& name, const std::vector<std::string>& devices);
 
 // One process per replica, on any number of machines, started by mpirun (or kiln train --nproc
 // N): the ranks of MPI_COMM_WORLD, talking over MPI, or over NCCL for GPU replicas. A process's

@@ -13,7 +13,9 @@
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/distribute/batch_shard.h"
 #include "kiln/training/distribute/gradient_buckets.h"
+#include "kiln/training/distribute/replica_threads.h"
 #include "kiln/training/distribute/replica_updates.h"
+#include "kiln/training/distribute/strategy.h"
 #include "kiln/training/metrics/reduction_metrics.h"
 #include "kiln/training/metrics/registry.h"
 #include "kiln/training/model/model.h"
@@ -168,8 +170,16 @@ Trainer::Trainer(Model& model, CompileOptions options, Device device)
   KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
              "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
   loss_tracker_ = std::make_shared<metrics::Mean>("loss");
-  if (const distribute::StrategyPtr& s = options_.strategy)
+  if (const distribute::StrategyPtr& s = options_.strategy) {
     replica_ = {s->replica_id(), s->num_replicas_in_sync()};
+    threads_ = s->replica_threads();
+  }
+  // Eager steps would run the model's C++ code on every replica's thread at once.
+  KILN_CHECK(threads_ == nullptr || !options_.run_eagerly,
+             "compile: ", options_.strategy->class_name(),
+             " runs its replicas as threads of one process, whose steps must be traced: ",
+             "run_eagerly is not supported (MultiWorkerMirroredStrategy runs eager steps, a ",
+             "process per replica)");
 }
 
 FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> signature,
@@ -194,7 +204,7 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
 }
 
 void Trainer::prepare(const Batch& host_batch) {
-  if (train_step_) return;
+  if (!steps_.empty()) return;
   const DeviceScope scope(device_);
   KILN_CHECK(model_.compiled(), "model '", model_.name(),
              "' is not compiled: call compile() before fit, evaluate or train_on_batch");
@@ -212,10 +222,9 @@ void Trainer::prepare(const Batch& host_batch) {
     y_dtypes_.push_back(boundary_dtype(given.y[o], &outputs[o]));
   for (const Tensor& w : given.sample_weight)
     weight_dtypes_.push_back(boundary_dtype(w, &outputs[0]));
-  const Batch batch = on_device(given);
+  const Batch batch = on_device(given, device_);
   check_targets(batch, probe);
   optimizer_->build(model_.trainable_weights());
-  broadcast_state();
 
   const bool several = batch.y.size() > 1;
   result_names_ = {"loss"};
@@ -240,49 +249,68 @@ void Trainer::prepare(const Batch& host_batch) {
     signature.insert(signature.end(), specs.begin(), specs.end());
   FunctionOptions train_options =
       step_options("train_step", std::move(signature), {"x", "y", "sample_weight"});
+  for (int r = 0; r < (threads_ != nullptr ? threads_->size() : 1); ++r) {
+    // Each replica's steps take its shards on its device.
+    FunctionOptions options = train_options;
+    if (options.input_signature)
+      for (TensorSpec& spec : *options.input_signature) spec.device = replica_device(r);
+    steps_.push_back(make_steps(options, batch));
+  }
+  broadcast_state();
+}
+
+Trainer::ReplicaSteps Trainer::make_steps(const FunctionOptions& train_options,
+                                          const Batch& batch) {
+  ReplicaSteps steps;
   FunctionOptions test_options = train_options;
   test_options.name = "test_step";
-  train_step_ = std::make_unique<StepFunction>(
+  steps.train = std::make_unique<StepFunction>(
       [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-             const std::vector<Tensor>& sw) { return train_step_body(x, y, sw); },
+             const std::vector<Tensor>& sw) {
+        const std::lock_guard lock(trace_mutex_);
+        return train_step_body(x, y, sw);
+      },
       train_options);
-  const int64_t steps = options_.steps_per_execution;
-  if (steps > 1) {
+  const int64_t n = options_.steps_per_execution;
+  if (n > 1) {
     FunctionOptions multi_options = train_options;
     multi_options.name = "train_steps";
     if (train_options.input_signature)
-      multi_options.input_signature = repeated(*train_options.input_signature, batch, steps);
+      multi_options.input_signature = repeated(*train_options.input_signature, batch, n);
     // Step i reads its batch's tensors at i * (tensors per batch) in each argument.
-    train_steps_ = std::make_unique<StepFunction>(
-        [this, steps](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                      const std::vector<Tensor>& sw) {
+    steps.train_many = std::make_unique<StepFunction>(
+        [this, n](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
+                  const std::vector<Tensor>& sw) {
+          const std::lock_guard lock(trace_mutex_);
           std::vector<Tensor> results;
-          for (int64_t i = 0; i < steps; ++i)
-            results = train_step_body(nth_group(x, i, steps), nth_group(y, i, steps),
-                                      nth_group(sw, i, steps));
+          for (int64_t i = 0; i < n; ++i)
+            results = train_step_body(nth_group(x, i, n), nth_group(y, i, n), nth_group(sw, i, n));
           return results;
         },
         multi_options);
   }
-  test_step_ = std::make_unique<StepFunction>(
+  steps.test = std::make_unique<StepFunction>(
       [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
              const std::vector<Tensor>& sw) {
+        const std::lock_guard lock(trace_mutex_);
         const std::vector<Tensor> predictions =
             model_(x, layers::CallContext{.training = false, .masks = {}});
         const std::vector<Tensor> masks = model_.output_masks();
         return update_metrics(total_loss(y, predictions, sw, masks), y, predictions, sw, masks);
       },
       test_options);
+  return steps;
 }
 
 std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
                                              const std::vector<Tensor>& y,
                                              const std::vector<Tensor>& sample_weight) {
   const std::vector<Variable> variables = model_.trainable_weights();
+  const distributed::ReplicaContext replica = distributed::replica_context();
   // State the forward pass updates from the replica's shard (moving statistics): averaged over
   // the replicas after the step.
   std::vector<Variable> moving;
-  if (replica_.count > 1)
+  if (replica.count > 1)
     for (const Variable& v : model_.non_trainable_weights())
       if (!v.trainable()) moving.push_back(v);  // not a frozen layer's kernel, say
   const std::vector<Tensor> moving_before = distribute::values_before(moving);
@@ -297,7 +325,7 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
         return optimizer_->scale_loss(loss);
       },
       variables);
-  if (replica_.count > 1) {
+  if (replica.count > 1) {
     const Tensor rows = ops::size_of(y[0], {0}, DType::f64);
     grads = distribute::all_reduce_gradients(grads, options_.strategy->bucket_bytes(),
                                              ops::greater(rows, 0.0));
@@ -311,7 +339,7 @@ void Trainer::check_batch(const Batch& given, std::string_view call) const {
   KILN_CHECK(given.y.size() == losses_.size(), call, ": model '", model_.name(), "' has ",
              losses_.size(), " outputs but the data has ", given.y.size(), " targets");
   const DeviceScope scope(device_);
-  const Batch batch = on_device(given);
+  const Batch batch = on_device(given, device_);
   std::vector<TensorMeta> x;
   for (const Tensor& t : batch.x) x.push_back(t.meta());
   std::vector<Tensor> predictions;
@@ -344,9 +372,7 @@ void Trainer::check_targets(const Batch& batch, const std::vector<Tensor>& predi
 }
 
 void Trainer::forget_train_steps() {
-  train_step_.reset();
-  train_steps_.reset();
-  test_step_.reset();
+  steps_.clear();
   metrics_.clear();
   result_names_.clear();
   y_dtypes_.clear();
@@ -387,7 +413,8 @@ Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tenso
   Tensor penalty = model_.regularization_loss();
   if (!penalty.defined()) return total;
   // Each replica adds its share: the replicas' losses sum to one penalty, as one device's.
-  if (replica_.count > 1) penalty = penalty * (1.0 / replica_.count);
+  const int replicas = distributed::replica_context().count;
+  if (replicas > 1) penalty = penalty * (1.0 / replicas);
   return total + ops::cast(penalty, total.dtype());
 }
 
@@ -395,12 +422,12 @@ std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vecto
                                             const std::vector<Tensor>& predictions,
                                             const std::vector<Tensor>& sample_weight,
                                             const std::vector<Tensor>& masks) {
-  const std::vector<Variable> synced =
-      replica_.count > 1 ? metric_variables() : std::vector<Variable>{};
+  const bool several = distributed::replica_context().count > 1;
+  const std::vector<Variable> synced = several ? metric_variables() : std::vector<Variable>{};
   const std::vector<Tensor> before = distribute::values_before(synced);
   // The loss tracker averages batch losses weighted by batch size, as Keras's does.
   const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
-  if (replica_.count > 1) {
+  if (several) {
     // A replica's loss is its share of the global batch's: weighed as the global batch's loss
     // times the replica's rows / the global rows, the replicas' updates add up to one device's.
     const Tensor global_size = distributed::global_sum(batch_size);
@@ -437,10 +464,11 @@ Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
 }
 
 Batch Trainer::shard(const Batch& batch) const {
-  if (replica_.count == 1) return batch;
-  return {distribute::shard_of(batch.x, replica_.id, replica_.count),
-          distribute::shard_of(batch.y, replica_.id, replica_.count),
-          distribute::shard_of(batch.sample_weight, replica_.id, replica_.count)};
+  const distributed::ReplicaContext replica = distributed::replica_context();
+  if (replica.count == 1) return batch;
+  return {distribute::shard_of(batch.x, replica.id, replica.count),
+          distribute::shard_of(batch.y, replica.id, replica.count),
+          distribute::shard_of(batch.sample_weight, replica.id, replica.count)};
 }
 
 void Trainer::broadcast_state() const {
@@ -448,11 +476,36 @@ void Trainer::broadcast_state() const {
   std::vector<Variable> state = model_.weights();
   for (const auto& group : {model_.random_states(), optimizer_->variables()})
     state.insert(state.end(), group.begin(), group.end());
-  distribute::broadcast_from_rank0(state);
+  if (threads_ == nullptr) {
+    distribute::broadcast_from_rank0(state);
+    return;
+  }
+  // The metrics too: each replica's step adds to its own copy, then sums them over the replicas.
+  for (const Variable& v : metric_variables()) state.push_back(v);
+  std::vector<Device> devices;
+  for (int r = 0; r < threads_->size(); ++r) devices.push_back(threads_->device(r));
+  for (const Variable& v : state) v.mirror(devices);
+}
+
+const Device& Trainer::replica_device(int replica) const {
+  return threads_ != nullptr ? threads_->device(replica) : device_;
+}
+
+void Trainer::on_replicas(const std::function<void(int)>& fn) {
+  if (threads_ == nullptr) {
+    const distributed::ReplicaScope replica(replica_);
+    fn(0);
+    return;
+  }
+  KILN_CHECK(!functions_run_eagerly(), options_.strategy->class_name(),
+             " runs its replicas as threads of one process, whose steps must be traced: ",
+             "functions cannot run eagerly under it");
+  threads_->run(fn);
 }
 
 bool Trainer::on_any_replica(bool flag) const {
-  if (replica_.count == 1) return flag;
+  // Replicas in threads follow this one's loop: its flag is theirs.
+  if (replica_.count == 1 || threads_ != nullptr) return flag;
   const Tensor value = from_vector<int32_t>({flag ? 1 : 0}, {1}, DType::i32, Device::cpu());
   distributed::world().all_reduce(value, distributed::ReduceOp::max, "the replicas' stop flags");
   return value.item<int32_t>() != 0;
@@ -465,13 +518,13 @@ std::vector<Variable> Trainer::metric_variables() const {
   return out;
 }
 
-Batch Trainer::on_device(const Batch& batch) const {
+Batch Trainer::on_device(const Batch& batch, const Device& device) const {
   const auto cast = [this](const Batch& b, Casts casts) {
     return Batch{cast_at_boundary(b.x, x_dtypes_, "input", casts),
                  cast_at_boundary(b.y, y_dtypes_, "target", casts),
                  cast_at_boundary(b.sample_weight, weight_dtypes_, "sample_weight", casts)};
   };
-  return cast(to_device(cast(batch, Casts::no_wider), device_), Casts::all);
+  return cast(to_device(cast(batch, Casts::no_wider), device), Casts::all);
 }
 
 Logs Trainer::train_batch(const Batch& given) {
@@ -481,9 +534,13 @@ Logs Trainer::train_batch(const Batch& given) {
 
 std::vector<Tensor> Trainer::train_step(const Batch& given) {
   prepare(given);
-  const distributed::ReplicaScope replica(replica_);
-  const Batch batch = on_device(shard(given));
-  std::vector<Tensor> results = (*train_step_)(batch.x, batch.y, batch.sample_weight);
+  std::vector<Tensor> results;
+  on_replicas([&](int r) {
+    const Batch batch = on_device(shard(given), replica_device(r));
+    std::vector<Tensor> out =
+        (*steps_[static_cast<size_t>(r)].train)(batch.x, batch.y, batch.sample_weight);
+    if (r == 0) results = std::move(out);
+  });
   ++steps_run_;
   return results;
 }
@@ -492,21 +549,26 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
   KILN_CHECK(!batches.empty(), "train_batches needs at least one batch");
   const DeviceScope scope(device_);
   prepare(batches[0]);
-  if (!train_steps_ || static_cast<int64_t>(batches.size()) != options_.steps_per_execution) {
+  if (!steps_[0].train_many ||
+      static_cast<int64_t>(batches.size()) != options_.steps_per_execution) {
     std::vector<Tensor> results;
     for (const Batch& b : batches) results = train_step(b);
     return results;
   }
-  const distributed::ReplicaScope replica(replica_);
-  Batch all;
-  for (const Batch& given : batches) {
-    const Batch b = on_device(shard(given));
-    all.x.insert(all.x.end(), b.x.begin(), b.x.end());
-    all.y.insert(all.y.end(), b.y.begin(), b.y.end());
-    all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
-                             b.sample_weight.end());
-  }
-  std::vector<Tensor> results = (*train_steps_)(all.x, all.y, all.sample_weight);
+  std::vector<Tensor> results;
+  on_replicas([&](int r) {
+    Batch all;
+    for (const Batch& given : batches) {
+      const Batch b = on_device(shard(given), replica_device(r));
+      all.x.insert(all.x.end(), b.x.begin(), b.x.end());
+      all.y.insert(all.y.end(), b.y.begin(), b.y.end());
+      all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
+                               b.sample_weight.end());
+    }
+    std::vector<Tensor> out =
+        (*steps_[static_cast<size_t>(r)].train_many)(all.x, all.y, all.sample_weight);
+    if (r == 0) results = std::move(out);
+  });
   ++steps_run_;
   return results;
 }
@@ -514,9 +576,13 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
 Logs Trainer::test_batch(const Batch& given) {
   const DeviceScope scope(device_);
   prepare(given);
-  const distributed::ReplicaScope replica(replica_);
-  const Batch batch = on_device(shard(given));
-  const std::vector<Tensor> results = (*test_step_)(batch.x, batch.y, batch.sample_weight);
+  std::vector<Tensor> results;
+  on_replicas([&](int r) {
+    const Batch batch = on_device(shard(given), replica_device(r));
+    std::vector<Tensor> out =
+        (*steps_[static_cast<size_t>(r)].test)(batch.x, batch.y, batch.sample_weight);
+    if (r == 0) results = std::move(out);
+  });
   ++steps_run_;
   return logs_from(results);
 }
@@ -559,10 +625,10 @@ int64_t Trainer::optimizer_param_count() const {
 }
 
 FunctionStats Trainer::train_stats() const {
-  return train_step_ ? train_step_->stats() : FunctionStats{};
+  return steps_.empty() ? FunctionStats{} : steps_[0].train->stats();
 }
 FunctionStats Trainer::test_stats() const {
-  return test_step_ ? test_step_->stats() : FunctionStats{};
+  return steps_.empty() ? FunctionStats{} : steps_[0].test->stats();
 }
 FunctionStats Trainer::predict_stats() const {
   return predict_step_ ? predict_step_->stats() : FunctionStats{};

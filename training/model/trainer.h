@@ -5,8 +5,10 @@
 // predict calls with different batch sizes trace once per step; new batch sizes only add a cheap
 // plan, never a retrace.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,9 @@
 namespace kiln {
 
 class Model;
+namespace distribute {
+class ReplicaThreads;
+}
 
 // One batch as the steps take it: the model's inputs, its targets (one per output) and optional
 // per-sample weights (empty or one tensor).
@@ -68,7 +73,7 @@ class Trainer {
   // What CallUndo (training/model/call_undo.h) reads and puts back for a call that failed before
   // running a step: whether the steps exist, how many steps ran (train, test and predict steps a
   // model's calls asked for, not prepare's probe), and the steps' forgetting.
-  bool train_steps_ready() const { return train_step_ != nullptr; }
+  bool train_steps_ready() const { return !steps_.empty(); }
   bool predict_step_ready() const { return predict_step_ != nullptr; }
   uint64_t steps_run() const { return steps_run_; }
   // Back to what compile() set up: no train or test steps, metrics or target dtypes.
@@ -77,7 +82,7 @@ class Trainer {
   void forget_predict_step();
 
   const Device& device() const { return device_; }
-  // This process's replica of compile's strategy ({0, 1} without one).
+  // This process's (first) replica of compile's strategy ({0, 1} without one).
   const distributed::ReplicaContext& replica() const { return replica_; }
   // Whether `flag` holds on any replica (the flag itself with one): replicas stop training
   // together, whichever of them a callback or an interrupt told to.
@@ -94,7 +99,9 @@ class Trainer {
   FunctionStats predict_stats() const;
   // The traced train step (Keras's model.train_function), for its graphs and plans; null before
   // the first training step.
-  const StepFunction* train_function() const { return train_step_.get(); }
+  const StepFunction* train_function() const {
+    return steps_.empty() ? nullptr : steps_[0].train.get();
+  }
 
  private:
   void prepare_predict(const std::vector<Tensor>& x);
@@ -109,6 +116,14 @@ class Trainer {
                                std::vector<std::string> arg_names) const;
   // One training step (under the caller's DeviceScope); its results stay on the device.
   std::vector<Tensor> train_step(const Batch& batch);
+  // Runs fn(i) for each replica i this process runs, under that replica's scopes: at once on the
+  // replicas' threads (MirroredStrategy over several devices), else fn(0) under replica_.
+  void on_replicas(const std::function<void(int)>& fn);
+  // The device replica i of this process computes on.
+  const Device& replica_device(int replica) const;
+  // The traced steps of one replica, made by prepare.
+  struct ReplicaSteps;
+  ReplicaSteps make_steps(const FunctionOptions& train_options, const Batch& batch);
   // The train step's work, traced into train_step_ once and into train_steps_ once per step.
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                       const std::vector<Tensor>& sample_weight);
@@ -121,15 +136,17 @@ class Trainer {
                                      const std::vector<Tensor>& predictions,
                                      const std::vector<Tensor>& sample_weight,
                                      const std::vector<Tensor>& masks);
-  // This replica's rows of a global batch (the whole batch with one replica).
+  // The rows of a global batch for the replica this thread computes for (the whole batch with
+  // one replica).
   Batch shard(const Batch& batch) const;
-  // After the first build: every replica takes rank 0's weights and optimizer state.
+  // After the first build: every replica takes rank 0's weights and optimizer state (replicas in
+  // this process: a copy of every variable the steps update).
   void broadcast_state() const;
   // The loss tracker's and metrics' variables, which the replicas keep alike.
   std::vector<Variable> metric_variables() const;
-  // The batch on the trainer's device, cast to the dtypes the steps were first traced for
-  // (x_dtypes_, ...) on whichever side of the copy moves fewer bytes.
-  Batch on_device(const Batch& batch) const;
+  // The batch on `device`, cast to the dtypes the steps were first traced for (x_dtypes_, ...)
+  // on whichever side of the copy moves fewer bytes.
+  Batch on_device(const Batch& batch, const Device& device) const;
 
   Model& model_;
   CompileOptions options_;
@@ -144,9 +161,13 @@ class Trainer {
   };
   std::vector<CompiledMetric> metrics_;
   std::vector<std::string> result_names_;  // "loss", then metric names
-  std::unique_ptr<StepFunction> train_step_;
-  std::unique_ptr<StepFunction> train_steps_;  // steps_per_execution > 1: the batches concatenated
-  std::unique_ptr<StepFunction> test_step_;
+  struct ReplicaSteps {
+    std::unique_ptr<StepFunction> train;
+    std::unique_ptr<StepFunction> train_many;  // steps_per_execution > 1: batches concatenated
+    std::unique_ptr<StepFunction> test;
+  };
+  std::vector<ReplicaSteps> steps_;  // one per replica this process runs; none before prepare
+  // Predicting is the first replica's alone: it needs no other.
   std::unique_ptr<PredictFunction> predict_step_;
   // Each batch tensor's dtype inside the steps: inputs the model's declared dtypes, float targets
   // and weights the predictions' dtype, others as in the first batch.
@@ -157,6 +178,11 @@ class Trainer {
   // Data parallelism (compile's strategy): this process's replica and how many train in sync;
   // {0, 1} for one device.
   distributed::ReplicaContext replica_;
+  // The strategy's replica threads where this process runs several replicas, else null.
+  distribute::ReplicaThreads* threads_ = nullptr;
+  // Replicas trace one at a time: tracing runs the model's C++ code, which is not shared-safe
+  // (a model keeps its output masks between call and loss).
+  std::mutex trace_mutex_;
 };
 
 }  // namespace kiln

@@ -52,7 +52,7 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvDescs& d, dnnl::p
   const dnnl::convolution_forward::desc desc(kind, dnnl::algorithm::convolution_direct, d.src,
                                              d.weights, d.dst, d.strides, d.dilates, d.padding_l,
                                              d.padding_r);
-  return {desc, onednn_engine()};
+  return {desc, onednn_own_scratchpad(), onednn_engine()};
 }
 
 // The forward with a bias and, for relu, an eltwise post-op (alpha 0: max(x, 0)).
@@ -64,7 +64,7 @@ dnnl::convolution_forward::primitive_desc biased_forward_pd(const ConvDescs& d, 
   if (relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
   dnnl::primitive_attr attr;
   attr.set_post_ops(post_ops);
-  return {desc, attr, onednn_engine()};
+  return {desc, onednn_own_scratchpad(attr), onednn_engine()};
 }
 
 // The primitive of one pass. Each binds three tensors: the activation (x, or dx), the kernel (w,
@@ -76,10 +76,11 @@ struct ConvEntry {
   // From descs.weights into kernel_layout (out of it for backward_filter, which writes the
   // kernel); empty when the two agree.
   dnnl::primitive reorder;
+  memory::desc scratchpad, reorder_scratchpad;
 };
 
 ConvEntry make_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
-  ConvEntry e{conv_descs(g), {}, {}, {}};
+  ConvEntry e{conv_descs(g), {}, {}, {}, {}, {}};
   // The same problem with the kernel layout left to oneDNN.
   ConvDescs d = e.descs;
   d.weights = memory::desc(d.weights.dims(), memory::data_type::f32, Tag::any);
@@ -89,27 +90,33 @@ ConvEntry make_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
                                               : biased_forward_pd(d, relu);
     e.primitive = dnnl::convolution_forward(pd);
     e.kernel_layout = pd.weights_desc();
+    e.scratchpad = pd.scratchpad_desc();
   } else {
     // The backward primitives are chosen to match a training forward, passed as a hint.
     const auto hint = forward_pd(d, dnnl::prop_kind::forward_training);
     if (pass == ConvPass::backward_input) {
       const dnnl::convolution_backward_data::primitive_desc pd(
           {direct, d.src, d.weights, d.dst, d.strides, d.dilates, d.padding_l, d.padding_r},
-          onednn_engine(), hint);
+          onednn_own_scratchpad(), onednn_engine(), hint);
       e.primitive = dnnl::convolution_backward_data(pd);
       e.kernel_layout = pd.weights_desc();
+      e.scratchpad = pd.scratchpad_desc();
     } else {
       const dnnl::convolution_backward_weights::primitive_desc pd(
           {direct, d.src, d.weights, d.dst, d.strides, d.dilates, d.padding_l, d.padding_r},
-          onednn_engine(), hint);
+          onednn_own_scratchpad(), onednn_engine(), hint);
       e.primitive = dnnl::convolution_backward_weights(pd);
       e.kernel_layout = pd.diff_weights_desc();
+      e.scratchpad = pd.scratchpad_desc();
     }
   }
   if (e.kernel_layout != e.descs.weights) {
     const bool out = pass == ConvPass::backward_filter;
-    e.reorder = dnnl::reorder({onednn_engine(), out ? e.kernel_layout : e.descs.weights,
-                               onednn_engine(), out ? e.descs.weights : e.kernel_layout});
+    const dnnl::reorder::primitive_desc pd(onednn_engine(), out ? e.kernel_layout : e.descs.weights,
+                                           onednn_engine(), out ? e.descs.weights : e.kernel_layout,
+                                           onednn_own_scratchpad());
+    e.reorder = dnnl::reorder(pd);
+    e.reorder_scratchpad = pd.scratchpad_desc();
   }
   return e;
 }
@@ -136,12 +143,17 @@ class ConvCall {
         user_kernel_(onednn_unbound(entry_.descs.weights)),
         own_kernel_(entry_.reorder ? memory(entry_.kernel_layout, onednn_engine()) : user_kernel_),
         bias_(onednn_unbound(entry_.descs.bias)),
-        output_(onednn_unbound(entry_.descs.dst)) {
+        output_(onednn_unbound(entry_.descs.dst)),
+        scratchpad_(onednn_scratchpad(entry_.scratchpad)),
+        reorder_scratchpad_(onednn_scratchpad(entry_.reorder_scratchpad)) {
     const int src = kPass == ConvPass::backward_input ? DNNL_ARG_DIFF_SRC : DNNL_ARG_SRC;
     const int weights =
         kPass == ConvPass::backward_filter ? DNNL_ARG_DIFF_WEIGHTS : DNNL_ARG_WEIGHTS;
     const int dst = is_forward(kPass) ? DNNL_ARG_DST : DNNL_ARG_DIFF_DST;
-    args_ = {{src, activation_}, {weights, own_kernel_}, {dst, output_}};
+    args_ = {{src, activation_},
+             {weights, own_kernel_},
+             {dst, output_},
+             {DNNL_ARG_SCRATCHPAD, scratchpad_}};
     if (kPass == ConvPass::forward_bias) args_.emplace(DNNL_ARG_BIAS, bias_);
   }
 
@@ -164,10 +176,14 @@ class ConvCall {
     }
     const bool writes_kernel = kPass == ConvPass::backward_filter;
     if (entry_.reorder && !writes_kernel)
-      onednn_execute(entry_.reorder, {{DNNL_ARG_FROM, user_kernel_}, {DNNL_ARG_TO, own_kernel_}});
+      onednn_execute(entry_.reorder, {{DNNL_ARG_FROM, user_kernel_},
+                                      {DNNL_ARG_TO, own_kernel_},
+                                      {DNNL_ARG_SCRATCHPAD, reorder_scratchpad_}});
     onednn_execute(entry_.primitive, args_);
     if (entry_.reorder && writes_kernel)
-      onednn_execute(entry_.reorder, {{DNNL_ARG_FROM, own_kernel_}, {DNNL_ARG_TO, user_kernel_}});
+      onednn_execute(entry_.reorder, {{DNNL_ARG_FROM, own_kernel_},
+                                      {DNNL_ARG_TO, user_kernel_},
+                                      {DNNL_ARG_SCRATCHPAD, reorder_scratchpad_}});
   }
 
  private:
@@ -195,7 +211,7 @@ class ConvCall {
   }
 
   const ConvEntry& entry_;
-  memory activation_, user_kernel_, own_kernel_, bias_, output_;
+  memory activation_, user_kernel_, own_kernel_, bias_, output_, scratchpad_, reorder_scratchpad_;
   std::unordered_map<int, memory> args_;
 };
 

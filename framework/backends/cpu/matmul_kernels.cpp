@@ -17,6 +17,7 @@ using dnnl::memory;
 struct MatmulEntry {
   memory::desc a, b, c;
   dnnl::matmul primitive;
+  memory::desc scratchpad;
 };
 
 PrimitiveCache<MatmulEntry>& matmul_cache() {
@@ -89,7 +90,10 @@ class MatmulCall {
         a_(onednn_unbound(entry_.a)),
         b_(onednn_unbound(entry_.b)),
         out_(onednn_unbound(entry_.c)),
-        args_{{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, out_}} {}
+        args_{{DNNL_ARG_SRC, a_},
+              {DNNL_ARG_WEIGHTS, b_},
+              {DNNL_ARG_DST, out_},
+              {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(entry_.scratchpad)}} {}
 
   void run(const KernelContext& c) {
     onednn_point(a_, c.inputs[0]);
@@ -107,8 +111,10 @@ class MatmulCall {
       e.a = operand_desc(s.a_batch, s.m, s.k, s.ta, s.dtype);
       e.b = operand_desc(s.b_batch, s.k, s.n, s.tb, s.dtype);
       e.c = operand_desc(s.batch, s.m, s.n, false, s.dtype);
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c), onednn_engine());
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c),
+                                            onednn_own_scratchpad(), onednn_engine());
       e.primitive = dnnl::matmul(pd);
+      e.scratchpad = pd.scratchpad_desc();
       return e;
     });
   }

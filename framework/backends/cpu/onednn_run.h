@@ -45,6 +45,18 @@ inline void onednn_point(dnnl::memory& m, const Tensor& t) {
   m.set_data_handle(t.raw_data());
 }
 
+// Primitives come from process-wide caches and threads run them at once (MirroredStrategy's
+// replicas, a recurrent layer's row blocks): each run brings its own scratchpad
+// (onednn_scratchpad, made with the call's memory objects), so two runs never share oneDNN's.
+inline dnnl::primitive_attr onednn_own_scratchpad(dnnl::primitive_attr attr = {}) {
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+inline dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc) {
+  return dnnl::memory(desc, onednn_engine());
+}
+
 // Runs p on this thread's stream and waits, so the output is complete when the kernel returns.
 inline void onednn_execute(const dnnl::primitive& p,
                            const std::unordered_map<int, dnnl::memory>& args) {

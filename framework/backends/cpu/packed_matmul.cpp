@@ -25,12 +25,8 @@ const PackedEntry& packed_entry(int64_t m, int64_t k, int64_t n, int64_t lda) {
     e.a = memory::desc({m, k}, f32, memory::dims{lda, 1});
     e.out = memory::desc({m, n}, f32, memory::format_tag::ab);
     const memory::desc any({k, n}, f32, memory::format_tag::any);
-    // Threads run the same primitive at once (a recurrent layer's row blocks): a scratchpad the
-    // library shared between them would be written by both.
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, any, e.out), attr,
-                                          onednn_engine());
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, any, e.out),
+                                          onednn_own_scratchpad(), onednn_engine());
     e.primitive = dnnl::matmul(pd);
     e.b_layout = pd.weights_desc();
     e.scratchpad = pd.scratchpad_desc();

@@ -36,7 +36,7 @@ dnnl::pooling_forward::primitive_desc forward_pd(const PoolDescs& d, dnnl::prop_
                                                  dnnl::algorithm algorithm) {
   const dnnl::pooling_forward::desc desc(kind, algorithm, d.src, d.dst, d.strides, d.kernel,
                                          d.padding_l, d.padding_r);
-  return {desc, onednn_engine()};
+  return {desc, onednn_own_scratchpad(), onednn_engine()};
 }
 
 // The primitives of one pooling op. The max gradient needs the argmax positions, which only a
@@ -46,22 +46,29 @@ struct PoolEntry {
   dnnl::primitive forward;
   dnnl::primitive backward;
   memory::desc workspace;
+  memory::desc forward_scratchpad, backward_scratchpad;
 };
 
 PoolEntry make_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bool backward) {
-  PoolEntry e{pool_descs(g), {}, {}, {}};
+  PoolEntry e{pool_descs(g), {}, {}, {}, {}, {}};
   const PoolDescs& d = e.descs;
   if (!backward) {
-    e.forward = dnnl::pooling_forward(forward_pd(d, dnnl::prop_kind::forward_inference, algorithm));
+    const auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, algorithm);
+    e.forward = dnnl::pooling_forward(pd);
+    e.forward_scratchpad = pd.scratchpad_desc();
     return e;
   }
   const auto hint = forward_pd(d, dnnl::prop_kind::forward_training, algorithm);
   const dnnl::pooling_backward::desc desc(algorithm, d.src, d.dst, d.strides, d.kernel, d.padding_l,
                                           d.padding_r);
-  e.backward = dnnl::pooling_backward({desc, onednn_engine(), hint});
+  const dnnl::pooling_backward::primitive_desc pd(desc, onednn_own_scratchpad(), onednn_engine(),
+                                                  hint);
+  e.backward = dnnl::pooling_backward(pd);
+  e.backward_scratchpad = pd.scratchpad_desc();
   if (algorithm == kMax) {
     e.forward = dnnl::pooling_forward(hint);
     e.workspace = hint.workspace_desc();
+    e.forward_scratchpad = hint.scratchpad_desc();
   }
   return e;
 }
@@ -146,6 +153,11 @@ class PoolCall {
     } else {
       args_ = {{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}};
     }
+    args_.emplace(DNNL_ARG_SCRATCHPAD,
+                  onednn_scratchpad(is_backward(kOp) ? entry_.backward_scratchpad
+                                                     : entry_.forward_scratchpad));
+    if (kOp == PoolOp::max_backward)
+      forward_args_.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(entry_.forward_scratchpad));
   }
 
   void run(const KernelContext& c) {

@@ -1,5 +1,7 @@
 #include <xmmintrin.h>
 
+#include <algorithm>
+
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/backends/cpu/parallel.h"
 
@@ -28,7 +30,15 @@ void configure_threads() {
 
 void configure_background_thread() {
   // The team size is a per-thread setting: the model's thread keeps its pool.
-  omp_set_num_threads(1);
+  set_cpu_threads(1);
+}
+
+int cpu_threads() {
+  return omp_get_max_threads();
+}
+
+void set_cpu_threads(int threads) {
+  omp_set_num_threads(std::max(threads, 1));
   cpu::flush_denormals();
 }
 

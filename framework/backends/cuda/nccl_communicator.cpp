@@ -68,19 +68,27 @@ ncclRedOp_t nccl_op(ReduceOp op) {
 
 class NcclCommunicator final : public Communicator {
  public:
-  NcclCommunicator(std::shared_ptr<Communicator> bootstrap, int device)
-      : bootstrap_(std::move(bootstrap)), device_(device) {
+  // `comm`: the bootstrap's rank of an NCCL communicator on GPU `device`.
+  NcclCommunicator(std::shared_ptr<Communicator> bootstrap, int device, ncclComm_t comm)
+      : bootstrap_(std::move(bootstrap)), device_(device), comm_(comm) {
     const cuda::DeviceGuard guard(device_);
-    // Rank 0's unique id, to every rank through the bootstrap communicator.
-    ncclUniqueId id{};
-    if (bootstrap_->rank() == 0) KILN_NCCL_CHECK(ncclGetUniqueId(&id));
-    const Tensor bytes = Tensor::empty({static_cast<int64_t>(sizeof id)}, DType::u8, Device::cpu());
-    std::memcpy(bytes.raw_data(), &id, sizeof id);
-    bootstrap_->broadcast(bytes, 0, "NCCL's unique id");
-    std::memcpy(&id, bytes.raw_data(), sizeof id);
-    KILN_NCCL_CHECK(ncclCommInitRank(&comm_, bootstrap_->size(), id, bootstrap_->rank()));
     KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     watchdog_ = std::thread([this] { watch(); });
+  }
+
+  // The bootstrap's rank of a new NCCL communicator of all its ranks, on GPU `device`: rank 0's
+  // unique id goes to every rank through the bootstrap.
+  static ncclComm_t init_rank(Communicator& bootstrap, int device) {
+    const cuda::DeviceGuard guard(device);
+    ncclUniqueId id{};
+    if (bootstrap.rank() == 0) KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+    const Tensor bytes = Tensor::empty({static_cast<int64_t>(sizeof id)}, DType::u8, Device::cpu());
+    std::memcpy(bytes.raw_data(), &id, sizeof id);
+    bootstrap.broadcast(bytes, 0, "NCCL's unique id");
+    std::memcpy(&id, bytes.raw_data(), sizeof id);
+    ncclComm_t comm = nullptr;
+    KILN_NCCL_CHECK(ncclCommInitRank(&comm, bootstrap.size(), id, bootstrap.rank()));
+    return comm;
   }
 
   ~NcclCommunicator() override { shutdown(); }
@@ -179,10 +187,12 @@ class NcclCommunicator final : public Communicator {
 
   void barrier(std::string what) override { bootstrap_->barrier(std::move(what)); }
 
+  // The bootstrap's abort ends the process (MPI) or throws to this replica's thread (replicas
+  // that are threads of one process).
   [[noreturn]] void abort(const std::string& reason) override {
     ncclCommAbort(comm_);
     bootstrap_->abort(reason);
-    _exit(1);  // not reached: the bootstrap's abort ends the process
+    _exit(1);  // not reached
   }
 
  private:
@@ -225,6 +235,17 @@ class NcclCommunicator final : public Communicator {
     KILN_CUDA_CHECK(cudaStreamSynchronize(cuda::current_stream(device_)));
   }
 
+  // From the watchdog, which has no caller to throw to: the process ends.
+  [[noreturn]] void fail(const std::string& reason) {
+    try {
+      abort(reason);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "kiln: aborting: %s\n", e.what());
+      std::fflush(stderr);
+      _exit(1);
+    }
+  }
+
   // Every 100 ms: finished collectives that were waited for are forgotten; one unfinished past
   // the timeout, or an error NCCL reports, ends the process.
   void watch() {
@@ -236,7 +257,7 @@ class NcclCommunicator final : public Communicator {
       ncclCommGetAsyncError(comm_, &async);
       if (async != ncclSuccess && async != ncclInProgress) {
         lock.unlock();
-        abort(detail::concat("NCCL failed: ", ncclGetErrorString(async)));
+        fail(detail::concat("NCCL failed: ", ncclGetErrorString(async)));
       }
       for (auto it = tickets_.begin(); it != tickets_.end();) {
         Pending& p = it->second;
@@ -256,8 +277,8 @@ class NcclCommunicator final : public Communicator {
         if (Clock::now() - p.issued > timeout()) {
           const std::string what = p.what;
           lock.unlock();
-          abort(detail::concat(what, " did not finish within ", timeout().count() / 1000.0,
-                               " s: another rank died or stalled"));
+          fail(detail::concat(what, " did not finish within ", timeout().count() / 1000.0,
+                              " s: another rank died or stalled"));
         }
         ++it;
       }
@@ -292,9 +313,25 @@ std::vector<std::weak_ptr<NcclCommunicator>>& made() {
 }  // namespace
 
 std::shared_ptr<Communicator> nccl_world(std::shared_ptr<Communicator> bootstrap, int device) {
-  auto communicator = std::make_shared<NcclCommunicator>(std::move(bootstrap), device);
+  ncclComm_t comm = NcclCommunicator::init_rank(*bootstrap, device);
+  auto communicator = std::make_shared<NcclCommunicator>(std::move(bootstrap), device, comm);
   made().push_back(communicator);
   return communicator;
+}
+
+std::vector<std::shared_ptr<Communicator>> nccl_group(
+    const std::vector<std::shared_ptr<Communicator>>& bootstraps, const std::vector<int>& devices) {
+  KILN_CHECK(bootstraps.size() == devices.size(), "NCCL: ", devices.size(), " GPUs but ",
+             bootstraps.size(), " host ranks");
+  std::vector<ncclComm_t> comms(devices.size());
+  KILN_NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
+  std::vector<std::shared_ptr<Communicator>> group;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    auto communicator = std::make_shared<NcclCommunicator>(bootstraps[i], devices[i], comms[i]);
+    made().push_back(communicator);
+    group.push_back(std::move(communicator));
+  }
+  return group;
 }
 
 }  // namespace kiln::distributed

@@ -14,4 +14,8 @@ std::shared_ptr<distributed::Communicator> distributed::nccl_world(
     std::shared_ptr<distributed::Communicator>, int) {
   throw Error("NCCL needs a build with CUDA (KILN_WITH_CUDA)");
 }
+std::vector<std::shared_ptr<distributed::Communicator>> distributed::nccl_group(
+    const std::vector<std::shared_ptr<distributed::Communicator>>&, const std::vector<int>&) {
+  throw Error("NCCL needs a build with CUDA (KILN_WITH_CUDA)");
+}
 }  // namespace kiln

@@ -1,5 +1,5 @@
 // The strategies made in a process mpirun did not start: one device trains alone; MirroredStrategy
-// over several devices, whose replicas are processes, says how to start them.
+// over several devices runs a thread per replica in this process, each with its own rank.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -17,20 +17,40 @@ TEST(Strategies, MirroredOverOneDeviceIsThatDeviceAlone) {
   EXPECT_EQ(mirrored.replica_id(), 0);
   EXPECT_TRUE(mirrored.device().is_cpu());
   EXPECT_EQ(mirrored.communicator().backend(), "local");
-  EXPECT_EQ(local_processes("mirrored", {"cpu", "cpu", "cpu"}), 3);
-  EXPECT_EQ(local_processes("multi_worker", {"cpu", "cpu", "cpu"}), 1);
+  EXPECT_EQ(mirrored.replica_threads(), nullptr);
 }
 
-TEST(Strategies, MirroredOverSeveralDevicesOutsideMpirunSaysHowToStartTheReplicas) {
+TEST(Strategies, MirroredOverSeveralDevicesIsAThreadPerReplicaInThisProcess) {
+  const auto mirrored = make_strategy("mirrored", {"cpu", "cpu", "cpu"});
+  EXPECT_EQ(mirrored->class_name(), "MirroredStrategy");
+  EXPECT_EQ(mirrored->num_replicas_in_sync(), 3);
+  EXPECT_EQ(mirrored->replica_id(), 0);
+  EXPECT_TRUE(mirrored->is_chief());
+  EXPECT_EQ(mirrored->communicator().backend(), "threads");
+  ASSERT_NE(mirrored->replica_threads(), nullptr);
+  ReplicaThreads& threads = *mirrored->replica_threads();
+  ASSERT_EQ(threads.size(), 3);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(threads.rank(r).rank(), r);
+    EXPECT_EQ(threads.rank(r).size(), 3);
+    EXPECT_TRUE(threads.device(r).is_cpu());
+  }
+}
+
+TEST(Strategies, AnUnknownDeviceIsNamed) {
   try {
-    MirroredStrategy({"cpu", "cpu"});
+    MirroredStrategy({"cpu", "tpu:0"});
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("2 devices train as one process per device"));
-    EXPECT_THAT(e.what(), HasSubstr("`kiln train` starts them itself"));
-    EXPECT_THAT(e.what(), HasSubstr("mpirun -np 2"));
+    EXPECT_THAT(e.what(), HasSubstr("MirroredStrategy: device 'tpu:0'"));
   }
-  EXPECT_THROW(make_strategy("mirrored", {"cpu", "cpu"}), Error);
+}
+
+TEST(Strategies, OneDeviceStrategiesTakeOneDevice) {
+  EXPECT_EQ(make_strategy("default", {}), nullptr);
+  EXPECT_EQ(make_strategy("one_device", {"cpu"})->class_name(), "OneDeviceStrategy");
+  EXPECT_THROW(make_strategy("one_device", {"cpu", "cpu"}), Error);
+  EXPECT_THROW(make_strategy("parameter_server", {}), Error);
 }
 
 }  // namespace
