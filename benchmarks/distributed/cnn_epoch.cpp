@@ -3,11 +3,16 @@
 // -np 2 with one thread per rank (benchmarks/distributed/run.sh), it gives the scaling from 1 to
 // 2 processes. The first epoch traces and warms up; the second is timed. Rank 0 prints
 // "epoch_seconds <s>". --no-overlap reduces the gradients after the whole backward pass;
-// --bucket-kb=N sets the gradient bucket size (default 25 MB: all the CNN's 0.86 MB in one).
+// --bucket-kb=N sets the gradient bucket size (default 25 MB: all the CNN's 0.86 MB in one);
+// --mirrored=cpu,cpu trains as MirroredStrategy over those devices instead, a thread per replica
+// in this one process.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/ops/ops.h"
@@ -29,13 +34,19 @@ int main(int argc, char** argv) {
   using namespace kiln::layers;
   bool overlap = true;
   int64_t bucket_kb = 0;
+  std::vector<std::string> mirrored;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--no-overlap") == 0) overlap = false;
     if (std::strncmp(argv[i], "--bucket-kb=", 12) == 0) bucket_kb = std::atoll(argv[i] + 12);
+    if (std::strncmp(argv[i], "--mirrored=", 11) == 0) {
+      std::stringstream list(argv[i] + 11);
+      for (std::string device; std::getline(list, device, ',');) mirrored.push_back(device);
+    }
   }
   set_log_level(LogLevel::warning);
-  auto strategy =
-      std::make_shared<distribute::MultiWorkerMirroredStrategy>(std::vector<std::string>{"cpu"});
+  const distribute::StrategyPtr strategy = mirrored.empty()
+                                               ? distribute::make_strategy("multi_worker", {"cpu"})
+                                               : distribute::make_strategy("mirrored", mirrored);
   strategy->set_overlap(overlap);
   if (bucket_kb > 0) strategy->set_bucket_bytes(bucket_kb << 10);
 
@@ -65,8 +76,9 @@ int main(int argc, char** argv) {
           }});
   model.fit(x, y, {.batch_size = 128, .epochs = 2, .verbose = 0, .callbacks = {timer}});
   if (strategy->is_chief())
-    std::printf("processes %d overlap %s bucket_bytes %lld epoch_seconds %.3f\n",
-                strategy->num_replicas_in_sync(), overlap ? "on" : "off",
-                static_cast<long long>(strategy->bucket_bytes()), seconds);
+    std::printf("replicas %d (%s) overlap %s bucket_bytes %lld epoch_seconds %.3f\n",
+                strategy->num_replicas_in_sync(),
+                strategy->replica_threads() != nullptr ? "threads" : "processes",
+                overlap ? "on" : "off", static_cast<long long>(strategy->bucket_bytes()), seconds);
   return 0;
 }

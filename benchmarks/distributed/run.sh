@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Data-parallel figures on this machine, one run: all-reduce bandwidth (kiln's communicator and
 # op against MPI_Allreduce called directly) as 2 ranks, then the CNN epoch as 1 process and as 2
-# (one thread per rank), with gradient overlap on and off, in one bucket and in buckets of 128 KB;
-# rounds alternate, medians reported.
+# (one thread per rank), with gradient overlap on and off, in one bucket and in buckets of 128 KB,
+# and as MirroredStrategy's two replica threads in one process; rounds alternate, medians
+# reported. Last, the all-reduce's cost on one device (collective_overhead).
 # Usage: benchmarks/distributed/run.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 build=${1:-build} rounds=${2:-3}
@@ -15,11 +16,16 @@ echo "== all-reduce, 2 ranks (float32 sum) =="
 echo "== CNN epoch (7680 images, global batch 128), one thread per rank =="
 declare -A times
 for ((r = 0; r < rounds; ++r)); do
-  for config in "1 on 0" "2 on 0" "2 off 0" "2 on 128" "2 off 128"; do
+  for config in "1 on 0" "2 on 0" "2 off 0" "2 on 128" "2 off 128" "threads on 0" \
+                "threads off 0"; do
     read -r np overlap kb <<< "$config"
     flags=(--bucket-kb="$kb")
     [[ $overlap == off ]] && flags+=(--no-overlap)
-    s=$("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | awk '{print $NF}')
+    if [[ $np == threads ]]; then
+      s=$("$build/benchmarks/cnn_epoch" --mirrored=cpu,cpu "${flags[@]}" | awk '{print $NF}')
+    else
+      s=$("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | awk '{print $NF}')
+    fi
     times[$np-$overlap-$kb]+="$s "
   done
 done
@@ -32,3 +38,10 @@ for config in "on 0" "off 0" "on 128" "off 128"; do
   bucket=$([[ $kb == 0 ]] && echo "one bucket" || echo "${kb} KB buckets")
   echo "2 processes, overlap $overlap, $bucket: ${t}s speedup $(awk -v a="$one" -v b="$t" 'BEGIN{printf "%.2f", a/b}')x"
 done
+for overlap in on off; do
+  t=$(median "${times[threads-$overlap-0]}")
+  echo "mirrored, 2 threads, overlap $overlap: ${t}s speedup $(awk -v a="$one" -v b="$t" 'BEGIN{printf "%.2f", a/b}')x"
+done
+
+echo "== the gradient all-reduce on one device (CNN step, batch 128) =="
+"$build/benchmarks/collective_overhead" --device cpu --steps 20 --rounds "$rounds"
