@@ -117,6 +117,14 @@ class ThreadRank final : public Communicator {
 
   void barrier(std::string what) override { finish(join(std::move(what), Tensor(), nullptr)); }
 
+  // The group as it was made: no round pending, not aborted, this rank's count at zero.
+  void restart() {
+    const std::lock_guard lock(group_->mutex);
+    group_->aborted.clear();
+    group_->rounds.clear();
+    issued_ = 0;
+  }
+
   [[noreturn]] void abort(const std::string& reason) override {
     const std::string why = detail::concat("replica ", rank_, " of ", size(), ": ", reason);
     {
@@ -154,7 +162,7 @@ class ThreadRank final : public Communicator {
     if (++r.count < size()) return ticket;
     try {
       if (combine) combine(r);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       lock.unlock();
       abort(e.what());
     }
@@ -189,6 +197,14 @@ class ThreadRank final : public Communicator {
 };
 
 }  // namespace
+
+void restart(const std::vector<std::shared_ptr<Communicator>>& ranks) {
+  for (const std::shared_ptr<Communicator>& c : ranks) {
+    auto* rank = dynamic_cast<ThreadRank*>(c.get());
+    KILN_CHECK(rank != nullptr, "restart: a rank of another kind than thread_group's");
+    rank->restart();
+  }
+}
 
 std::vector<std::shared_ptr<Communicator>> thread_group(int size) {
   KILN_CHECK(size >= 1, "a group of threads needs at least one rank, got ", size);

@@ -16,4 +16,9 @@ namespace kiln::distributed {
 // `size` communicators, rank i at i, each for one thread to use.
 std::vector<std::shared_ptr<Communicator>> thread_group(int size);
 
+// After a failure (a rank aborted the group, or rounds were left half joined), with no rank's
+// thread inside a collective: the group starts afresh, as thread_group made it. `ranks` are all
+// of one group's.
+void restart(const std::vector<std::shared_ptr<Communicator>>& ranks);
+
 }  // namespace kiln::distributed

@@ -62,6 +62,10 @@ Variable::Variable(const Tensor& initial, std::string name, bool trainable)
   state_->trainable = trainable;
 }
 
+const TensorMeta& Variable::meta() const {
+  return this_replicas(state_)->value.meta();
+}
+
 Tensor Variable::value() const {
   KILN_CHECK(defined(), "use of an undefined variable");
   for (auto it = substitutions.rbegin(); it != substitutions.rend(); ++it)
@@ -102,6 +106,15 @@ void Variable::move_to(const Device& device) const {
 
 void Variable::mirror(const std::vector<Device>& devices) const {
   KILN_CHECK(defined(), "mirror of an undefined variable");
+  // Mirrored on these devices already (a layer shared by two models): the copies stay, as the
+  // steps traced on them hold them, and take copy 0's value.
+  bool same = state_->mirrors.size() + 1 == devices.size();
+  for (size_t i = 1; same && i < devices.size(); ++i)
+    same = state_->mirrors[i - 1]->value.device() == devices[i];
+  if (same) {
+    for (const auto& copy : state_->mirrors) copy_into(copy->value, state_->value);
+    return;
+  }
   state_->mirrors.clear();
   for (size_t i = 1; i < devices.size(); ++i) {
     auto copy = std::make_shared<VariableState>();

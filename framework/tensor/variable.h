@@ -48,13 +48,15 @@ class Variable {
   void move_to(const Device& device) const;
 
   // Gives the variable a copy per replica: replica i's (i >= 1) on devices[i], each equal to the
-  // current value (copy 0, which stays where it is).
+  // current value (copy 0, which stays where it is). Already mirrored on those devices, its
+  // copies take the current value.
   void mirror(const std::vector<Device>& devices) const;
   bool mirrored() const { return !state_->mirrors.empty(); }
 
   const std::string& name() const { return state_->name; }
   bool trainable() const { return state_->trainable; }
-  const TensorMeta& meta() const { return state_->value.meta(); }
+  // This thread's replica's copy's (its device is that replica's).
+  const TensorMeta& meta() const;
   const Shape& shape() const { return meta().shape; }
   DType dtype() const { return meta().dtype; }
   const std::shared_ptr<VariableState>& state() const { return state_; }

@@ -1,7 +1,7 @@
-// MirroredStrategy on GPUs, a thread per replica in this process: two replicas sharing cuda:0
-// (their gradients meet in host memory), which the lent one-GPU machines run, and one replica per
-// GPU over NCCL (ncclCommInitAll), which runs wherever cudaGetDeviceCount() >= 2. Both end within
-// rounding of one device on the whole global batches. Skips without a GPU.
+// MirroredStrategy on GPUs, a thread per replica in this process: a CPU replica beside one on
+// cuda:0 (their gradients meet in host memory), which the lent one-GPU machines run, and one
+// replica per GPU over NCCL (ncclCommInitAll), which runs wherever cudaGetDeviceCount() >= 2.
+// Both end within rounding of one device on the whole global batches. Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include "kiln/framework/backends/backend.h"
@@ -32,11 +32,11 @@ TEST(NcclGroup, OneGpusGroupReducesInPlace) {
   EXPECT_EQ(x.to(Device::cpu()).to_vector<float>(), (std::vector<float>{1, -2}));
 }
 
-TEST(MirroredOnGpus, TwoReplicasSharingOneGpuTrainAsOneDevice) {
+TEST(MirroredOnGpus, ACpuAndAGpuReplicaTrainAsOneDevice) {
   if (gpus() == 0) GTEST_SKIP() << "no CUDA device is visible";
   const Trained one =
       train(Net::mlp, kRows, std::make_shared<distribute::OneDeviceStrategy>("cuda:0"));
-  const auto mirrored = distribute::make_strategy("mirrored", {"cuda:0", "cuda:0"});
+  const auto mirrored = distribute::make_strategy("mirrored", {"cpu", "cuda:0"});
   EXPECT_EQ(mirrored->communicator().backend(), "threads");
   expect_same_training(train(Net::mlp, kRows, mirrored), one, 1e-4);
 }

@@ -4,6 +4,7 @@
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/distributed/replica_context.h"
+#include "kiln/framework/distributed/thread_group.h"
 #include "kiln/framework/tensor/variable.h"
 
 namespace kiln::distribute {
@@ -16,10 +17,19 @@ ReplicaThreads::ReplicaThreads(std::vector<Device> devices,
                  host_ranks_.size() == devices_.size(),
              "ReplicaThreads: ", devices_.size(), " devices, ", ranks_.size(), " ranks and ",
              host_ranks_.size(), " host ranks");
-  for (int r = 1; r < size(); ++r) threads_.emplace_back([this, r] { serve(r); });
+  try {
+    for (int r = 1; r < size(); ++r) threads_.emplace_back([this, r] { serve(r); });
+  } catch (...) {
+    stop();
+    throw;
+  }
 }
 
 ReplicaThreads::~ReplicaThreads() {
+  stop();
+}
+
+void ReplicaThreads::stop() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -46,7 +56,10 @@ void ReplicaThreads::run(const std::function<void(int)>& fn) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return unfinished_ == 0; });
   job_ = nullptr;
-  if (failure_) std::rethrow_exception(failure_);
+  if (!failure_) return;
+  // Every replica is back: the next run starts with no collective pending or aborted.
+  distributed::restart(host_ranks_);
+  std::rethrow_exception(failure_);
 }
 
 void ReplicaThreads::serve(int replica) {
@@ -56,7 +69,7 @@ void ReplicaThreads::serve(int replica) {
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return stopping_ || generation_ != done; });
-      if (stopping_) return;
+      if (generation_ == done) return;  // stopping, with no job left
       done = generation_;
       job = job_;
       set_grad_enabled(grad_enabled_);

@@ -21,7 +21,9 @@ namespace kiln::distribute {
 class ReplicaThreads {
  public:
   // Replica i computes on devices[i] and talks through ranks[i]; a failed replica aborts
-  // host_ranks[i] (a distributed::thread_group's) so that no other waits for it.
+  // host_ranks[i] (a distributed::thread_group's) so that no other waits for it, and the group
+  // starts afresh for the next run. (GPU replicas blocked in NCCL when another fails end the
+  // process after the collective timeout, naming the collective.)
   ReplicaThreads(std::vector<Device> devices,
                  std::vector<std::shared_ptr<distributed::Communicator>> ranks,
                  std::vector<std::shared_ptr<distributed::Communicator>> host_ranks);
@@ -43,6 +45,8 @@ class ReplicaThreads {
  private:
   // A replica's thread: runs each job it is given until the object goes.
   void serve(int replica);
+  // Ends and joins the replicas' threads.
+  void stop();
   // fn(replica) under the replica's scopes; a failure is kept and aborts the replica's rank.
   void run_replica(int replica, const std::function<void(int)>& fn) noexcept;
 

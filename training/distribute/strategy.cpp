@@ -1,7 +1,7 @@
 #include "kiln/training/distribute/strategy.h"
 
+#include <algorithm>
 #include <cstdlib>
-#include <set>
 
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
@@ -77,7 +77,15 @@ std::shared_ptr<distributed::Communicator> replica_communicator(
 // MirroredStrategy's devices: those named, or every visible GPU, or the CPU.
 std::vector<Device> mirrored_devices(const std::vector<std::string>& names) {
   std::vector<Device> devices;
-  for (const std::string& name : names) devices.push_back(parse_device(name, "MirroredStrategy"));
+  for (const std::string& name : names) {
+    const Device d = parse_device(name, "MirroredStrategy");
+    // As TensorFlow's: one replica per GPU (its stream and cuDNN and cuBLAS handles serve one
+    // thread); the CPU may take several.
+    KILN_CHECK(d.is_cpu() || std::find(devices.begin(), devices.end(), d) == devices.end(),
+               "MirroredStrategy: ", d, " is named twice; a GPU takes one replica (only cpu may ",
+               "repeat)");
+    devices.push_back(d);
+  }
   if (!devices.empty()) return devices;
   const int gpus = cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
   for (int i = 0; i < gpus; ++i) devices.push_back(Device::cuda(i));
@@ -85,12 +93,9 @@ std::vector<Device> mirrored_devices(const std::vector<std::string>& names) {
   return devices;
 }
 
-// Whether `devices` are distinct GPUs, which NCCL connects.
-bool distinct_gpus(const std::vector<Device>& devices) {
-  std::set<int> seen;
-  for (const Device& d : devices)
-    if (!d.is_cuda() || !seen.insert(d.index).second) return false;
-  return true;
+// Whether `devices` are all GPUs (distinct ones: mirrored_devices), which NCCL connects.
+bool all_gpus(const std::vector<Device>& devices) {
+  return std::all_of(devices.begin(), devices.end(), [](const Device& d) { return d.is_cuda(); });
 }
 
 // MirroredStrategy's replicas on `names`: one device alone, or a thread per device.
@@ -105,7 +110,7 @@ Strategy::Placement mirrored_placement(const std::vector<std::string>& names) {
   const auto n = static_cast<int>(devices.size());
   std::vector<std::shared_ptr<distributed::Communicator>> host = distributed::thread_group(n);
   std::vector<std::shared_ptr<distributed::Communicator>> ranks = host;
-  if (distinct_gpus(devices)) {
+  if (all_gpus(devices)) {
     std::vector<int> gpus;
     for (const Device& d : devices) gpus.push_back(d.index);
     ranks = distributed::nccl_group(host, gpus);

@@ -86,11 +86,11 @@ class OneDeviceStrategy final : public Strategy {
   std::string class_name() const override { return "OneDeviceStrategy"; }
 };
 
-// One replica per local device ("cuda:0", "cuda:1"; "cpu" may repeat), all in this process, as
-// in TensorFlow: replica i is a thread computing on devices[i] with its copy of every variable of
-// the model, the optimizer and the metrics (training/distribute/replica_threads.h). Distinct GPUs
-// talk over NCCL (ncclCommInitAll), other devices through host memory. One device: that device
-// alone. Across processes or machines, use MultiWorkerMirroredStrategy.
+// One replica per local device ("cuda:0", "cuda:1"; "cpu" may repeat, a GPU may not), all in this
+// process, as in TensorFlow: replica i is a thread computing on devices[i] with its copy of every
+// variable of the model, the optimizer and the metrics (training/distribute/replica_threads.h).
+// GPUs talk over NCCL (ncclCommInitAll); replicas that include the CPU meet in host memory. One
+// device: that device alone. Across processes or machines, use MultiWorkerMirroredStrategy.
 class MirroredStrategy final : public Strategy {
  public:
   // No devices: every visible GPU, else the CPU.

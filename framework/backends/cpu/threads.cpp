@@ -38,6 +38,8 @@ int cpu_threads() {
 }
 
 void set_cpu_threads(int threads) {
+  // Per-thread settings, as configure_threads makes them for the first thread.
+  omp_set_dynamic(0);
   omp_set_num_threads(std::max(threads, 1));
   cpu::flush_denormals();
 }

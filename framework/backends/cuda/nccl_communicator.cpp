@@ -6,6 +6,7 @@
 #include <nccl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -68,9 +69,11 @@ ncclRedOp_t nccl_op(ReduceOp op) {
 
 class NcclCommunicator final : public Communicator {
  public:
-  // `comm`: the bootstrap's rank of an NCCL communicator on GPU `device`.
-  NcclCommunicator(std::shared_ptr<Communicator> bootstrap, int device, ncclComm_t comm)
-      : bootstrap_(std::move(bootstrap)), device_(device), comm_(comm) {
+  // `comm`: the bootstrap's rank of an NCCL communicator on GPU `device`; `in_group`: one of
+  // the communicators ncclCommInitAll made for this process's GPUs.
+  NcclCommunicator(std::shared_ptr<Communicator> bootstrap, int device, ncclComm_t comm,
+                   bool in_group)
+      : bootstrap_(std::move(bootstrap)), device_(device), comm_(comm), in_group_(in_group) {
     const cuda::DeviceGuard guard(device_);
     KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     watchdog_ = std::thread([this] { watch(); });
@@ -115,11 +118,17 @@ class NcclCommunicator final : public Communicator {
       cudaEventDestroy(p.done);
     }
     tickets_.clear();
-    if (finished) {
-      ncclCommFinalize(comm_);
+    if (aborted_) {
+      // ncclCommAbort freed it.
+    } else if (!finished) {
+      ncclCommAbort(comm_);
+    } else if (in_group_) {
+      // Finalizing waits for the other ranks, which this thread would finalize only after: one
+      // process's communicators are destroyed one by one, as NCCL's single-thread example does.
       ncclCommDestroy(comm_);
     } else {
-      ncclCommAbort(comm_);
+      ncclCommFinalize(comm_);
+      ncclCommDestroy(comm_);
     }
     cudaStreamDestroy(stream_);
   }
@@ -190,7 +199,7 @@ class NcclCommunicator final : public Communicator {
   // The bootstrap's abort ends the process (MPI) or throws to this replica's thread (replicas
   // that are threads of one process).
   [[noreturn]] void abort(const std::string& reason) override {
-    ncclCommAbort(comm_);
+    if (!aborted_.exchange(true)) ncclCommAbort(comm_);
     bootstrap_->abort(reason);
     _exit(1);  // not reached
   }
@@ -252,7 +261,8 @@ class NcclCommunicator final : public Communicator {
     // Its CUDA calls go to this rank's GPU (not a context on GPU 0).
     cudaSetDevice(device_);
     std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, std::chrono::milliseconds(100), [&] { return stopping_; })) {
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(100),
+                           [&] { return stopping_ || aborted_; })) {
       ncclResult_t async = ncclSuccess;
       ncclCommGetAsyncError(comm_, &async);
       if (async != ncclSuccess && async != ncclInProgress) {
@@ -288,6 +298,8 @@ class NcclCommunicator final : public Communicator {
   std::shared_ptr<Communicator> bootstrap_;
   int device_;
   ncclComm_t comm_ = nullptr;
+  bool in_group_ = false;
+  std::atomic<bool> aborted_{false};  // comm_ is gone
   cudaStream_t stream_ = nullptr;
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -314,7 +326,7 @@ std::vector<std::weak_ptr<NcclCommunicator>>& made() {
 
 std::shared_ptr<Communicator> nccl_world(std::shared_ptr<Communicator> bootstrap, int device) {
   ncclComm_t comm = NcclCommunicator::init_rank(*bootstrap, device);
-  auto communicator = std::make_shared<NcclCommunicator>(std::move(bootstrap), device, comm);
+  auto communicator = std::make_shared<NcclCommunicator>(std::move(bootstrap), device, comm, false);
   made().push_back(communicator);
   return communicator;
 }
@@ -327,7 +339,8 @@ std::vector<std::shared_ptr<Communicator>> nccl_group(
   KILN_NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
   std::vector<std::shared_ptr<Communicator>> group;
   for (size_t i = 0; i < devices.size(); ++i) {
-    auto communicator = std::make_shared<NcclCommunicator>(bootstraps[i], devices[i], comms[i]);
+    auto communicator =
+        std::make_shared<NcclCommunicator>(bootstraps[i], devices[i], comms[i], true);
     made().push_back(communicator);
     group.push_back(std::move(communicator));
   }

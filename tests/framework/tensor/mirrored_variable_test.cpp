@@ -49,15 +49,21 @@ TEST(MirroredVariable, AWriteFromOutsideTheReplicasReachesEveryCopy) {
   for (int r = 0; r < 3; ++r) EXPECT_EQ(read(v, r), (std::vector<float>{7, 8})) << r;
 }
 
-TEST(MirroredVariable, MirroringAgainStartsFromCopyZero) {
+// Mirrored again on the same devices (a layer shared by two models), the copies stay, since the
+// steps traced for the replicas hold them, and take copy 0's value.
+TEST(MirroredVariable, MirroringAgainKeepsTheCopiesAndResetsThemToCopyZero) {
   const Variable v(from_vector<float>({1}, {1}));
   v.mirror({Device::cpu(), Device::cpu()});
+  const VariableState* copy = v.state()->mirrors[0].get();
   {
     const MirrorScope replica(1);
     v.assign(from_vector<float>({5}, {1}));
   }
   v.mirror({Device::cpu(), Device::cpu()});
+  EXPECT_EQ(v.state()->mirrors[0].get(), copy);
   EXPECT_EQ(read(v, 1), (std::vector<float>{1}));
+  v.mirror({Device::cpu(), Device::cpu(), Device::cpu()});
+  EXPECT_EQ(read(v, 2), (std::vector<float>{1}));
 }
 
 TEST(MirroredVariable, MovingItEndsTheMirroring) {

@@ -154,6 +154,14 @@ TEST(Mirrored, AFailingReplicaFailsTheStepWithItsError) {
     EXPECT_THAT(e.what(), HasSubstr("replica 1 ran out of luck"));
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  // The replicas start afresh: the next call's collectives meet again.
+  std::vector<float> sums(2);
+  strategy->replica_threads()->run([&](int replica) {
+    const Tensor x = from_vector<float>({1}, {1});
+    distributed::world().all_reduce(x, distributed::ReduceOp::sum, "the next call's all_reduce");
+    sums[static_cast<size_t>(replica)] = x.item<float>();
+  });
+  EXPECT_EQ(sums, (std::vector<float>{2, 2}));
 }
 
 // A replica that stalls: the others give up after the timeout, naming the collective and it.
