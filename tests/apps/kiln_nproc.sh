@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `kiln train --nproc 2` (two MPI ranks, one replica each, multi_worker) reaches the test accuracy
 # of one process within half a point, reports it once, and writes one run directory; mirrored
-# over two devices (two replica threads in one process) trains exactly as those two ranks.
+# over two devices (two replica threads in one process) reaches the two ranks' test accuracy
+# within half a point too (equal on the 2-core CI machine; elsewhere the threads and the ranks
+# may run oneDNN with teams of other sizes).
 # Usage: kiln_nproc.sh KILN RUN.yaml DIR
 set -uo pipefail
 kiln=$1 run=$2 dir=$3
@@ -25,8 +27,9 @@ one=$(accuracy "$dir/one.log") two=$(accuracy "$dir/two.log")
 awk -v a="$one" -v b="$two" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.005) }' ||
   fail "test accuracy $two with 2 processes, $one with 1"
 [[ $(grep -c "test_accuracy" "$dir/mirrored.log") -eq 1 ]] || fail "mirrored: not reported once"
-[[ $(accuracy "$dir/mirrored.log") == "$two" ]] ||
-  fail "mirrored over two devices: $(accuracy "$dir/mirrored.log"), two ranks: $two"
+mirrored=$(accuracy "$dir/mirrored.log")
+awk -v a="$mirrored" -v b="$two" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.005) }' ||
+  fail "mirrored over two devices: $mirrored, two ranks: $two"
 [[ $(ls "$dir/runs") == $'mirrored\none\ntwo' ]] || fail "run directories: $(ls "$dir/runs")"
 for f in config.yaml log.csv latest.checkpoint.h5; do
   [[ -f "$dir/runs/two/$f" ]] || fail "the two-process run wrote no $f"

@@ -12,11 +12,9 @@
 namespace kiln {
 namespace {
 
-using testing::expect_same_training;
+using testing::expect_trains_as_one_device;
 using testing::kRows;
 using testing::Net;
-using testing::train;
-using testing::Trained;
 
 int gpus() {
   return cuda_available() ? backend_for(Device::cuda(0)).device_count() : 0;
@@ -34,11 +32,10 @@ TEST(NcclGroup, OneGpusGroupReducesInPlace) {
 
 TEST(MirroredOnGpus, ACpuAndAGpuReplicaTrainAsOneDevice) {
   if (gpus() == 0) GTEST_SKIP() << "no CUDA device is visible";
-  const Trained one =
-      train(Net::mlp, kRows, std::make_shared<distribute::OneDeviceStrategy>("cuda:0"));
   const auto mirrored = distribute::make_strategy("mirrored", {"cpu", "cuda:0"});
   EXPECT_EQ(mirrored->communicator().backend(), "threads");
-  expect_same_training(train(Net::mlp, kRows, mirrored), one, 1e-4);
+  expect_trains_as_one_device(Net::mlp, kRows, mirrored, 1e-4,
+                              distribute::make_strategy("one_device", {"cuda:0"}));
 }
 
 TEST(MirroredOnGpus, EveryGpuIsAReplicaOverNccl) {
@@ -46,11 +43,9 @@ TEST(MirroredOnGpus, EveryGpuIsAReplicaOverNccl) {
   const auto mirrored = distribute::make_strategy("mirrored", {});
   EXPECT_EQ(mirrored->num_replicas_in_sync(), gpus());
   EXPECT_EQ(mirrored->communicator().backend(), "nccl");
-  for (const Net net : {Net::mlp, Net::cnn}) {
-    const Trained one =
-        train(net, kRows, std::make_shared<distribute::OneDeviceStrategy>("cuda:0"));
-    expect_same_training(train(net, kRows, mirrored), one, 1e-4);
-  }
+  for (const Net net : {Net::mlp, Net::cnn})
+    expect_trains_as_one_device(net, kRows, mirrored, 1e-4,
+                                distribute::make_strategy("one_device", {"cuda:0"}));
 }
 
 }  // namespace

@@ -13,19 +13,16 @@
 namespace kiln {
 namespace {
 
-using testing::expect_same_training;
+using testing::expect_trains_as_one_device;
 using testing::kGlobalBatch;
 using testing::Net;
-using testing::train;
-using testing::Trained;
 
 TEST(MirroredOnDevice, ACpuAndADeviceReplicaTrainAsOneDevice) {
-  const int64_t rows = 10 * kGlobalBatch;
-  const Trained one = train(Net::cnn, rows, distribute::make_strategy("one_device", {"cuda:0"}));
   const auto mirrored = distribute::make_strategy("mirrored", {"cpu", "cuda:0"});
   ASSERT_NE(mirrored->replica_threads(), nullptr);
   EXPECT_TRUE(mirrored->replica_threads()->device(1).is_cuda());
-  expect_same_training(train(Net::cnn, rows, mirrored), one, 1e-5);
+  expect_trains_as_one_device(Net::cnn, 10 * kGlobalBatch, mirrored, 1e-5,
+                              distribute::make_strategy("one_device", {"cuda:0"}));
 }
 
 // As TensorFlow's: a GPU's stream and library handles serve one thread.

@@ -17,14 +17,12 @@ namespace {
 
 using namespace layers;
 using testing::data_of;
-using testing::expect_same_training;
+using testing::expect_trains_as_one_device;
 using testing::kClasses;
 using testing::kGlobalBatch;
 using testing::kRows;
 using testing::layers_of;
 using testing::Net;
-using testing::train;
-using testing::Trained;
 
 distribute::StrategyPtr two_cpu_replicas() {
   auto s =
@@ -34,18 +32,15 @@ distribute::StrategyPtr two_cpu_replicas() {
 }
 
 TEST(DataParallel, TwoReplicasOfTheMlpTrainAsOneDevice) {
-  const Trained one = train(Net::mlp, kRows, nullptr);
-  expect_same_training(train(Net::mlp, kRows, two_cpu_replicas()), one, 1e-5);
+  expect_trains_as_one_device(Net::mlp, kRows, two_cpu_replicas());
 }
 
 TEST(DataParallel, TwoReplicasOfTheCnnWithSynchronizedBatchNormTrainAsOneDevice) {
-  const Trained one = train(Net::cnn, kRows, nullptr);
-  expect_same_training(train(Net::cnn, kRows, two_cpu_replicas()), one, 1e-5);
+  expect_trains_as_one_device(Net::cnn, kRows, two_cpu_replicas());
 }
 
 TEST(DataParallel, TwoReplicasOfTheMaskedLstmTrainAsOneDevice) {
-  const Trained one = train(Net::lstm, kRows, nullptr);
-  expect_same_training(train(Net::lstm, kRows, two_cpu_replicas()), one, 1e-5);
+  expect_trains_as_one_device(Net::lstm, kRows, two_cpu_replicas());
 }
 
 // MirroredStrategy's replicas are threads of one process: under mpirun, each process would
@@ -61,8 +56,7 @@ TEST(DataParallel, MirroredUnderMpirunSaysToUseMultiWorker) {
 
 TEST(DataParallel, AnOddLastBatchSplitsUnevenlyAndStillMatches) {
   const int64_t rows = 9 * kGlobalBatch + 37;
-  const Trained one = train(Net::mlp, rows, nullptr);
-  expect_same_training(train(Net::mlp, rows, two_cpu_replicas()), one, 1e-5);
+  expect_trains_as_one_device(Net::mlp, rows, two_cpu_replicas());
 }
 
 TEST(DataParallel, MovingStatisticsStayAlikeAndFiniteWhenAReplicaGetsNoRows) {

@@ -142,6 +142,15 @@ inline void expect_same_training(const Trained& replicas, const Trained& one, do
   }
 }
 
+// `net` trained for an epoch of `rows` samples by the replicas of `strategy` ends within
+// `tolerance` of one device (`reference`'s, or the default device).
+inline void expect_trains_as_one_device(Net net, int64_t rows,
+                                        const distribute::StrategyPtr& strategy,
+                                        double tolerance = 1e-5,
+                                        const distribute::StrategyPtr& reference = nullptr) {
+  expect_same_training(train(net, rows, strategy), train(net, rows, reference), tolerance);
+}
+
 // 50 full global batches.
 constexpr int64_t kRows = 50 * kGlobalBatch;
 

@@ -19,14 +19,12 @@ namespace {
 
 using layers::reset_names;
 using testing::data_of;
-using testing::expect_same_training;
+using testing::expect_trains_as_one_device;
 using ::testing::HasSubstr;
 using testing::kGlobalBatch;
 using testing::kRows;
 using testing::layers_of;
 using testing::Net;
-using testing::train;
-using testing::Trained;
 
 distribute::StrategyPtr two_threads() {
   auto s = distribute::make_strategy("mirrored", {"cpu", "cpu"});
@@ -34,25 +32,31 @@ distribute::StrategyPtr two_threads() {
   return s;
 }
 
+// The MLP from the fits' seed, compiled with SGD under `strategy`.
+std::unique_ptr<Sequential> sgd_mlp(const distribute::StrategyPtr& strategy) {
+  random::set_seed(21);
+  reset_names();
+  auto model = std::make_unique<Sequential>(layers_of(Net::mlp));
+  model->compile(
+      {.optimizer = "sgd", .loss = "sparse_categorical_crossentropy", .strategy = strategy});
+  return model;
+}
+
 TEST(Mirrored, TwoReplicasOfTheMlpTrainAsOneDevice) {
-  const Trained one = train(Net::mlp, kRows, nullptr);
-  expect_same_training(train(Net::mlp, kRows, two_threads()), one, 1e-5);
+  expect_trains_as_one_device(Net::mlp, kRows, two_threads());
 }
 
 TEST(Mirrored, TwoReplicasOfTheCnnWithSynchronizedBatchNormTrainAsOneDevice) {
-  const Trained one = train(Net::cnn, kRows, nullptr);
-  expect_same_training(train(Net::cnn, kRows, two_threads()), one, 1e-5);
+  expect_trains_as_one_device(Net::cnn, kRows, two_threads());
 }
 
 TEST(Mirrored, TwoReplicasOfTheMaskedLstmTrainAsOneDevice) {
-  const Trained one = train(Net::lstm, kRows, nullptr);
-  expect_same_training(train(Net::lstm, kRows, two_threads()), one, 1e-5);
+  expect_trains_as_one_device(Net::lstm, kRows, two_threads());
 }
 
 TEST(Mirrored, AnOddLastBatchSplitsUnevenlyAndStillMatches) {
   const int64_t rows = 9 * kGlobalBatch + 37;
-  const Trained one = train(Net::mlp, rows, nullptr);
-  expect_same_training(train(Net::mlp, rows, two_threads()), one, 1e-5);
+  expect_trains_as_one_device(Net::mlp, rows, two_threads());
 }
 
 // The replicas' copies of every variable stay equal, and what the user reads (copy 0) is the
@@ -85,42 +89,35 @@ TEST(Mirrored, TheReplicasCopiesStayEqualAndEvaluateAgrees) {
   alone.set_weights(model.get_weights());
   const auto one = alone.evaluate(x, y, {.batch_size = kGlobalBatch, .verbose = 0});
   EXPECT_NEAR(mirrored.at("loss"), one.at("loss"), 1e-5);
-  EXPECT_DOUBLE_EQ(mirrored.at("accuracy"), one.at("accuracy"));
+  // The replicas' shards may take other kernels than the whole batch: a logit within rounding of
+  // a tie may change one sample's class.
+  EXPECT_NEAR(mirrored.at("accuracy"), one.at("accuracy"), 1.01 / static_cast<double>(x.dim(0)));
   EXPECT_EQ(model.predict(x, {.batch_size = kGlobalBatch}).to_vector<float>(),
             alone.predict(x, {.batch_size = kGlobalBatch}).to_vector<float>());
 }
 
 // Weights set from outside the replicas (a checkpoint restored, set_weights) reach every copy.
 TEST(Mirrored, WeightsSetBetweenFitsReachEveryReplica) {
-  const auto strategy = two_threads();
-  random::set_seed(21);
-  reset_names();
-  Sequential model(layers_of(Net::mlp));
-  model.compile(
-      {.optimizer = "sgd", .loss = "sparse_categorical_crossentropy", .strategy = strategy});
+  const std::unique_ptr<Sequential> model = sgd_mlp(two_threads());
   const auto [x, y] = data_of(Net::mlp, 2 * kGlobalBatch);
-  model.fit(x, y, {.batch_size = kGlobalBatch, .epochs = 1, .verbose = 0, .shuffle = false});
+  model->fit(x, y, {.batch_size = kGlobalBatch, .epochs = 1, .verbose = 0, .shuffle = false});
   std::vector<Tensor> zeros;
-  for (const Tensor& w : model.get_weights()) zeros.push_back(ops::zeros_like(w));
-  model.set_weights(zeros);
-  for (const Variable& v : model.weights()) {
+  for (const Tensor& w : model->get_weights()) zeros.push_back(ops::zeros_like(w));
+  model->set_weights(zeros);
+  for (const Variable& v : model->weights()) {
     const MirrorScope second(1);
     for (const float f : v.value().to_vector<float>()) ASSERT_EQ(f, 0.0f) << v.name();
   }
 }
 
-// Each replica traces its own steps once; the graph shows the gradient buckets.
-TEST(Mirrored, EachReplicaTracesItsStepOnce) {
-  const auto strategy = two_threads();
-  random::set_seed(21);
-  reset_names();
-  Sequential model(layers_of(Net::mlp));
-  model.compile(
-      {.optimizer = "sgd", .loss = "sparse_categorical_crossentropy", .strategy = strategy});
+// Replica 0's train step traces once over full batches and the smaller last one (whose shards
+// differ in size); its graph reduces the gradients.
+TEST(Mirrored, TheFirstReplicasStepTracesOnceAndReducesTheGradients) {
+  const std::unique_ptr<Sequential> model = sgd_mlp(two_threads());
   const auto [x, y] = data_of(Net::mlp, 3 * kGlobalBatch + 5);
-  model.fit(x, y, {.batch_size = kGlobalBatch, .epochs = 2, .verbose = 0, .shuffle = false});
-  EXPECT_EQ(model.trainer().train_stats().traces, 1);
-  EXPECT_NE(model.trainer().train_function()->graph_text().find("all_reduce_start"),
+  model->fit(x, y, {.batch_size = kGlobalBatch, .epochs = 2, .verbose = 0, .shuffle = false});
+  EXPECT_EQ(model->trainer().train_stats().traces, 1);
+  EXPECT_NE(model->trainer().train_function()->graph_text().find("all_reduce_start"),
             std::string::npos);
 }
 
