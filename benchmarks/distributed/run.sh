@@ -2,8 +2,9 @@
 # Data-parallel figures on this machine, one run: all-reduce bandwidth (kiln's communicator and
 # op against MPI_Allreduce called directly) as 2 ranks, then the CNN epoch as 1 process and as 2
 # (one thread per rank), with gradient overlap on and off, in one bucket and in buckets of 128 KB,
-# and as MirroredStrategy's two replica threads in one process; rounds alternate, medians
-# reported. Last, the all-reduce's cost on one device (collective_overhead).
+# and as MirroredStrategy's two replica threads in one process; predict over the same images as 1
+# process and as the two threads; rounds alternate, medians reported. Last, the all-reduce's cost
+# on one device (collective_overhead).
 # Usage: benchmarks/distributed/run.sh [BUILD_DIR] [ROUNDS]
 set -euo pipefail
 build=${1:-build} rounds=${2:-3}
@@ -14,7 +15,9 @@ echo "== all-reduce, 2 ranks (float32 sum) =="
 "${mpi[@]}" -np 2 "$build/benchmarks/allreduce_bandwidth"
 
 echo "== CNN epoch (7680 images, global batch 128), one thread per rank =="
-declare -A times
+declare -A times predicts
+# "... epoch_seconds E predict_seconds P" -> "E P"
+figures() { awk '{for (i = 1; i < NF; ++i) if ($i ~ /_seconds$/) printf "%s ", $(i + 1); print ""}'; }
 for ((r = 0; r < rounds; ++r)); do
   for config in "1 on 0" "2 on 0" "2 off 0" "2 on 128" "2 off 128" "threads on 0" \
                 "threads off 0"; do
@@ -22,11 +25,12 @@ for ((r = 0; r < rounds; ++r)); do
     flags=(--bucket-kb="$kb")
     [[ $overlap == off ]] && flags+=(--no-overlap)
     if [[ $np == threads ]]; then
-      s=$("$build/benchmarks/cnn_epoch" --mirrored=cpu,cpu "${flags[@]}" | awk '{print $NF}')
+      read -r s p < <("$build/benchmarks/cnn_epoch" --mirrored=cpu,cpu "${flags[@]}" | figures)
     else
-      s=$("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | awk '{print $NF}')
+      read -r s p < <("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | figures)
     fi
     times[$np-$overlap-$kb]+="$s "
+    predicts[$np]+="$p "
   done
 done
 median() { tr ' ' '\n' <<< "$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -42,6 +46,8 @@ for overlap in on off; do
   t=$(median "${times[threads-$overlap-0]}")
   echo "mirrored, 2 threads, overlap $overlap: ${t}s speedup $(awk -v a="$one" -v b="$t" 'BEGIN{printf "%.2f", a/b}')x"
 done
+alone=$(median "${predicts[1]}") split=$(median "${predicts[threads]}")
+echo "predict: 1 process ${alone}s, mirrored 2 threads ${split}s speedup $(awk -v a="$alone" -v b="$split" 'BEGIN{printf "%.2f", a/b}')x"
 
 echo "== the gradient all-reduce on one device (CNN step, batch 128) =="
 "$build/benchmarks/collective_overhead" --device cpu --steps 20 --rounds "$rounds"

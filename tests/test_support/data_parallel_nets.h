@@ -88,6 +88,7 @@ struct Trained {
   History history;
   std::vector<double> step_losses;
   std::vector<Tensor> weights;
+  Tensor predictions;  // the trained model's on the data, in global batches
 };
 
 // `net` trained for one epoch over `rows` samples in global batches of kGlobalBatch, as one
@@ -114,11 +115,24 @@ inline Trained train(Net net, int64_t rows, const distribute::StrategyPtr& strat
                            .callbacks = {losses},
                            .shuffle = false});
   out.weights = model.get_weights();
+  out.predictions = model.predict(x, {.batch_size = kGlobalBatch, .verbose = 0});
   return out;
 }
 
 inline void expect_close(double got, double want, double tolerance, const std::string& what) {
   EXPECT_NEAR(got, want, tolerance * std::max(1.0, std::abs(want))) << what;
+}
+
+// Every element within `tolerance`, relative where it exceeds 1.
+inline void expect_close(const Tensor& got, const Tensor& want, double tolerance,
+                         const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  const std::vector<float> g = got.to_vector<float>(), w = want.to_vector<float>();
+  double worst = 0;
+  for (size_t i = 0; i < g.size(); ++i)
+    worst = std::max(worst, std::abs(static_cast<double>(g[i]) - w[i]) /
+                                std::max(1.0, std::abs(static_cast<double>(w[i]))));
+  EXPECT_LE(worst, tolerance) << what;
 }
 
 inline void expect_same_training(const Trained& replicas, const Trained& one, double tolerance) {
@@ -130,20 +144,14 @@ inline void expect_same_training(const Trained& replicas, const Trained& one, do
     expect_close(replicas.history.history.at(key).back(), values.back(), tolerance,
                  "epoch log " + key);
   ASSERT_EQ(replicas.weights.size(), one.weights.size());
-  for (size_t w = 0; w < one.weights.size(); ++w) {
-    const std::vector<float> got = replicas.weights[w].to_vector<float>();
-    const std::vector<float> want = one.weights[w].to_vector<float>();
-    ASSERT_EQ(got.size(), want.size());
-    double worst = 0;
-    for (size_t i = 0; i < got.size(); ++i)
-      worst = std::max(worst, std::abs(static_cast<double>(got[i]) - want[i]) /
-                                  std::max(1.0, std::abs(static_cast<double>(want[i]))));
-    EXPECT_LE(worst, tolerance) << "weight " << w;
-  }
+  for (size_t w = 0; w < one.weights.size(); ++w)
+    expect_close(replicas.weights[w], one.weights[w], tolerance, "weight " + std::to_string(w));
+  expect_close(replicas.predictions, one.predictions, tolerance, "predictions");
 }
 
 // `net` trained for an epoch of `rows` samples by the replicas of `strategy` ends within
-// `tolerance` of one device (`reference`'s, or the default device).
+// `tolerance` of one device (`reference`'s, or the default device): step losses, epoch logs,
+// weights, and the trained model's predictions.
 inline void expect_trains_as_one_device(Net net, int64_t rows,
                                         const distribute::StrategyPtr& strategy,
                                         double tolerance = 1e-5,

@@ -214,7 +214,8 @@ void Trainer::prepare(const Batch& host_batch) {
              losses_.size(), " outputs but the data has ", host_batch.y.size(), " targets");
   const Batch given = to_device(host_batch, device_);
   // Build outside any trace: weights and optimizer slots are created once, here.
-  const std::vector<Tensor> probe = run_predict_step(given.x);  // also fixes predict's signature
+  prepare_predict(given.x);  // also fixes predict's signature
+  const std::vector<Tensor> probe = predict_on(given.x, 0);
   const std::vector<TensorSpec> x_specs =
       step_specs(cast_at_boundary(given.x, x_dtypes_, "input"), model_.input_specs());
   const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
@@ -249,7 +250,7 @@ void Trainer::prepare(const Batch& host_batch) {
     signature.insert(signature.end(), specs.begin(), specs.end());
   FunctionOptions train_options =
       step_options("train_step", std::move(signature), {"x", "y", "sample_weight"});
-  for (int r = 0; r < (threads_ != nullptr ? threads_->size() : 1); ++r) {
+  for (int r = 0; r < local_replicas(); ++r) {
     // Each replica's steps take its shards on its device.
     FunctionOptions options = train_options;
     if (options.input_signature)
@@ -380,24 +381,31 @@ void Trainer::forget_train_steps() {
 }
 
 void Trainer::forget_predict_step() {
-  predict_step_.reset();
+  predict_steps_.clear();
   x_dtypes_.clear();
 }
 
 void Trainer::prepare_predict(const std::vector<Tensor>& given) {
-  if (predict_step_) return;
+  if (!predict_steps_.empty()) return;
   std::vector<Shape> shapes;
   for (const Tensor& t : given) shapes.push_back(t.shape());
   if (!model_.built()) model_.build_from(shapes);
   const std::vector<TensorMeta> declared = model_.input_specs();
   for (size_t i = 0; i < given.size(); ++i)
     x_dtypes_.push_back(boundary_dtype(given[i], i < declared.size() ? &declared[i] : nullptr));
-  const std::vector<Tensor> x = cast_at_boundary(given, x_dtypes_, "input");
-  predict_step_ = std::make_unique<PredictFunction>(
-      [this](const std::vector<Tensor>& inputs) {
-        return model_(inputs, layers::CallContext{.training = false, .masks = {}});
-      },
-      step_options("predict_step", step_specs(x, model_.input_specs()), {"x"}));
+  const std::vector<TensorSpec> signature =
+      step_specs(cast_at_boundary(given, x_dtypes_, "input"), model_.input_specs());
+  for (int r = 0; r < local_replicas(); ++r) {
+    FunctionOptions options = step_options("predict_step", signature, {"x"});
+    if (options.input_signature)
+      for (TensorSpec& spec : *options.input_signature) spec.device = replica_device(r);
+    predict_steps_.push_back(std::make_unique<PredictFunction>(
+        [this](const std::vector<Tensor>& inputs) {
+          const std::lock_guard lock(trace_mutex_);
+          return model_(inputs, layers::CallContext{.training = false, .masks = {}});
+        },
+        std::move(options)));
+  }
 }
 
 Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
@@ -482,9 +490,18 @@ void Trainer::broadcast_state() const {
   }
   // The metrics too: each replica's step adds to its own copy, then sums them over the replicas.
   for (const Variable& v : metric_variables()) state.push_back(v);
-  std::vector<Device> devices;
-  for (int r = 0; r < threads_->size(); ++r) devices.push_back(threads_->device(r));
+  const std::vector<Device> devices = replica_devices();
   for (const Variable& v : state) v.mirror(devices);
+}
+
+int Trainer::local_replicas() const {
+  return threads_ != nullptr ? threads_->size() : 1;
+}
+
+std::vector<Device> Trainer::replica_devices() const {
+  std::vector<Device> devices;
+  for (int r = 0; r < local_replicas(); ++r) devices.push_back(replica_device(r));
+  return devices;
 }
 
 const Device& Trainer::replica_device(int replica) const {
@@ -588,17 +605,47 @@ Logs Trainer::test_batch(const Batch& given) {
 }
 
 std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
-  std::vector<Tensor> out = run_predict_step(x);
+  const DeviceScope scope(device_);
+  prepare_predict(x);
+  std::vector<Tensor> out = predict_sharded(x);
   ++steps_run_;
   return out;
 }
 
-std::vector<Tensor> Trainer::run_predict_step(const std::vector<Tensor>& given) {
-  const DeviceScope scope(device_);
+std::vector<Tensor> Trainer::predict_sharded(const std::vector<Tensor>& x) {
+  const int64_t rows = x.empty() || x[0].rank() == 0 ? 0 : x[0].shape()[0];
+  // Eager steps would run the model's C++ code on every replica's thread at once.
+  if (local_replicas() == 1 || rows < 2 || functions_run_eagerly()) return predict_on(x, 0);
+  mirror_model();
+  std::vector<std::vector<Tensor>> parts(static_cast<size_t>(local_replicas()));
+  on_replicas([&](int r) {
+    // A batch of fewer rows than replicas leaves the last replicas none; predict has no
+    // collective to wait for them.
+    const std::vector<Tensor> shard = distribute::shard_of(x, r, local_replicas());
+    if (shard[0].shape()[0] > 0) parts[static_cast<size_t>(r)] = predict_on(shard, r);
+  });
+  std::vector<Tensor> out;
+  for (size_t o = 0; o < parts[0].size(); ++o) {
+    std::vector<Tensor> rows_of;
+    for (const std::vector<Tensor>& part : parts)
+      if (!part.empty()) rows_of.push_back(part[o].to(device_));
+    out.push_back(ops::concat(rows_of, 0));
+  }
+  return out;
+}
+
+std::vector<Tensor> Trainer::predict_on(const std::vector<Tensor>& given, int replica) {
+  const Device& device = replica_device(replica);
   const std::vector<Tensor> x =
-      to_device(cast_at_boundary(given, x_dtypes_, "input", Casts::no_wider), device_);
-  prepare_predict(x);
-  return (*predict_step_)(cast_at_boundary(x, x_dtypes_, "input"));
+      to_device(cast_at_boundary(given, x_dtypes_, "input", Casts::no_wider), device);
+  return (*predict_steps_[static_cast<size_t>(replica)])(cast_at_boundary(x, x_dtypes_, "input"));
+}
+
+void Trainer::mirror_model() const {
+  const std::vector<Device> devices = replica_devices();
+  for (const auto& group : {model_.weights(), model_.random_states()})
+    for (const Variable& v : group)
+      if (!v.mirrored()) v.mirror(devices);
 }
 
 void Trainer::reset_metrics() {
@@ -631,7 +678,7 @@ FunctionStats Trainer::test_stats() const {
   return steps_.empty() ? FunctionStats{} : steps_[0].test->stats();
 }
 FunctionStats Trainer::predict_stats() const {
-  return predict_step_ ? predict_step_->stats() : FunctionStats{};
+  return predict_steps_.empty() ? FunctionStats{} : predict_steps_[0]->stats();
 }
 
 }  // namespace kiln

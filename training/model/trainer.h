@@ -58,6 +58,9 @@ class Trainer {
   Logs logs_from(const std::vector<Tensor>& results) const;
   // One evaluation step (no update); returns the running loss and metrics.
   Logs test_batch(const Batch& batch);
+  // The model's outputs for a batch. Under MirroredStrategy over several devices each replica
+  // predicts its shard of the rows at once, and the outputs are joined in row order on the
+  // trainer's device (replica 0 alone where functions run eagerly).
   std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
   // Zeroes the loss tracker and metrics (at the start of each epoch and evaluation).
   void reset_metrics();
@@ -74,7 +77,7 @@ class Trainer {
   // running a step: whether the steps exist, how many steps ran (train, test and predict steps a
   // model's calls asked for, not prepare's probe), and the steps' forgetting.
   bool train_steps_ready() const { return !steps_.empty(); }
-  bool predict_step_ready() const { return predict_step_ != nullptr; }
+  bool predict_step_ready() const { return !predict_steps_.empty(); }
   uint64_t steps_run() const { return steps_run_; }
   // Back to what compile() set up: no train or test steps, metrics or target dtypes.
   void forget_train_steps();
@@ -105,8 +108,15 @@ class Trainer {
 
  private:
   void prepare_predict(const std::vector<Tensor>& x);
-  // predict_batch without counting a step (prepare's probe).
-  std::vector<Tensor> run_predict_step(const std::vector<Tensor>& x);
+  // Replica `replica`'s predict step on `x`, which it copies to the replica's device (prepare's
+  // probe: replica 0's, not counted as a step).
+  std::vector<Tensor> predict_on(const std::vector<Tensor>& x, int replica);
+  // predict_batch's work: x's rows split over the replicas this process runs, their outputs
+  // joined in row order on the trainer's device.
+  std::vector<Tensor> predict_sharded(const std::vector<Tensor>& x);
+  // Gives the model's weights and seed states that have none a copy per replica (predict before
+  // fit's broadcast_state).
+  void mirror_model() const;
   // The losses on symbolic targets and predictions of the first batch's shapes: a target that
   // does not fit its output is refused before any state is made or callback runs.
   void check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const;
@@ -121,6 +131,10 @@ class Trainer {
   void on_replicas(const std::function<void(int)>& fn);
   // The device replica i of this process computes on.
   const Device& replica_device(int replica) const;
+  // How many replicas this process runs: MirroredStrategy's threads, else 1.
+  int local_replicas() const;
+  // Their devices, replica 0's first.
+  std::vector<Device> replica_devices() const;
   // The traced steps of one replica, made by prepare.
   struct ReplicaSteps;
   ReplicaSteps make_steps(const FunctionOptions& train_options, const Batch& batch);
@@ -167,8 +181,8 @@ class Trainer {
     std::unique_ptr<StepFunction> test;
   };
   std::vector<ReplicaSteps> steps_;  // one per replica this process runs; none before prepare
-  // Predicting is the first replica's alone: it needs no other.
-  std::unique_ptr<PredictFunction> predict_step_;
+  // One per replica this process runs; none before the first predict (or fit's probe).
+  std::vector<std::unique_ptr<PredictFunction>> predict_steps_;
   // Each batch tensor's dtype inside the steps: inputs the model's declared dtypes, float targets
   // and weights the predictions' dtype, others as in the first batch.
   std::vector<DType> x_dtypes_;
