@@ -25,12 +25,14 @@ for ((r = 0; r < rounds; ++r)); do
     flags=(--bucket-kb="$kb")
     [[ $overlap == off ]] && flags+=(--no-overlap)
     if [[ $np == threads ]]; then
-      read -r s p < <("$build/benchmarks/cnn_epoch" --mirrored=cpu,cpu "${flags[@]}" | figures)
+      out=$("$build/benchmarks/cnn_epoch" --mirrored=cpu,cpu "${flags[@]}" | figures)
     else
-      read -r s p < <("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | figures)
+      out=$("${mpi[@]}" -np "$np" "$build/benchmarks/cnn_epoch" "${flags[@]}" | figures)
     fi
+    read -r s p <<< "$out"
     times[$np-$overlap-$kb]+="$s "
-    predicts[$np]+="$p "
+    # Predict is split only by MirroredStrategy's threads: against one process.
+    if [[ $np != 2 ]]; then predicts[$np]+="$p "; fi
   done
 done
 median() { tr ' ' '\n' <<< "$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

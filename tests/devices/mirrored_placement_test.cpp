@@ -1,7 +1,7 @@
 // MirroredStrategy's replica threads on the stand-in GPU (host_cuda.h): a replica on the CPU and
 // one on cuda:0, whose copies of the variables live on the device and whose gradients meet the
-// CPU's through host copies, train as one device does on the whole global batches. The same run
-// on a real GPU: tests/cuda/mirrored_gpu_test.cpp.
+// CPU's through host copies, train (and predict) as one device does on the whole global batches.
+// The same run on a real GPU: tests/cuda/mirrored_gpu_test.cpp.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +22,15 @@ TEST(MirroredOnDevice, ACpuAndADeviceReplicaTrainAsOneDevice) {
   ASSERT_NE(mirrored->replica_threads(), nullptr);
   EXPECT_TRUE(mirrored->replica_threads()->device(1).is_cuda());
   expect_trains_as_one_device(Net::cnn, 10 * kGlobalBatch, mirrored, 1e-5,
+                              distribute::make_strategy("one_device", {"cuda:0"}));
+}
+
+// Replica 0 on the device: the CPU replica's predictions join the device's there.
+TEST(MirroredOnDevice, ADeviceFirstReplicaJoinsThePredictionsOnTheDevice) {
+  const auto mirrored = distribute::make_strategy("mirrored", {"cuda:0", "cpu"});
+  ASSERT_NE(mirrored->replica_threads(), nullptr);
+  EXPECT_TRUE(mirrored->replica_threads()->device(0).is_cuda());
+  expect_trains_as_one_device(Net::mlp, 4 * kGlobalBatch, mirrored, 1e-5,
                               distribute::make_strategy("one_device", {"cuda:0"}));
 }
 

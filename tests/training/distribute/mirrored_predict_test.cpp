@@ -52,7 +52,8 @@ class ReplicaLog {
   std::set<int> replicas_;
 };
 
-// `net` under two replica threads and on one device with the same weights, neither trained.
+// `net` under two replica threads and on one device with the same weights, neither trained, both
+// compiled with SGD.
 struct Pair {
   std::unique_ptr<Sequential> mirrored;
   std::unique_ptr<Sequential> alone;
@@ -65,10 +66,11 @@ Pair pair_of(Net net, ReplicaLog& log) {
   stack.push_back(log.layer());
   Pair p;
   p.mirrored = std::make_unique<Sequential>(std::move(stack));
-  p.mirrored->compile({.loss = "sparse_categorical_crossentropy", .strategy = two_threads()});
+  p.mirrored->compile(
+      {.optimizer = "sgd", .loss = "sparse_categorical_crossentropy", .strategy = two_threads()});
   reset_names();
   p.alone = std::make_unique<Sequential>(layers_of(net));
-  p.alone->compile({.loss = "sparse_categorical_crossentropy"});
+  p.alone->compile({.optimizer = "sgd", .loss = "sparse_categorical_crossentropy"});
   p.alone->set_weights(p.mirrored->get_weights());
   return p;
 }
@@ -116,6 +118,21 @@ TEST(MirroredPredictSmall, ASingleRowIsTheFirstReplicas) {
   expect_close_after_reductions(p.mirrored->predict_on_batch({x})[0],
                                 p.alone->predict_on_batch({x})[0], kReduction, "one row");
   EXPECT_EQ(log.replicas(), std::set<int>{0});
+}
+
+// A predict before fit gives the weights their copies; fit's training reaches every copy, and
+// the replicas' predict steps, traced before it, read the trained values.
+TEST(MirroredPredictSmall, PredictStepsTracedBeforeFitSeeTheTrainedWeights) {
+  ReplicaLog log;
+  const Pair p = pair_of(Net::mlp, log);
+  const auto [x, y] = data_of(Net::mlp, 2 * kGlobalBatch);
+  const Tensor before = p.mirrored->predict(x, {.batch_size = kGlobalBatch});
+  p.mirrored->fit(x, y, {.batch_size = kGlobalBatch, .epochs = 1, .verbose = 0});
+  const Tensor after = p.mirrored->predict(x, {.batch_size = kGlobalBatch});
+  p.alone->set_weights(p.mirrored->get_weights());
+  expect_close_after_reductions(after, p.alone->predict(x, {.batch_size = kGlobalBatch}),
+                                kReduction, "predict after fit");
+  EXPECT_NE(after.to_vector<float>(), before.to_vector<float>());
 }
 
 // Functions switched to eager (debugging): replica 0 predicts every row, so the model's C++ code
