@@ -1,4 +1,5 @@
-// matmul on oneDNN for float32 and bfloat16; the reference loop for other dtypes.
+// matmul on oneDNN for float32 and bfloat16 (where oneDNN has bfloat16 on this processor); the
+// reference loop for other dtypes.
 #include <oneapi/dnnl/dnnl.h>
 
 #include <cstring>
@@ -27,6 +28,23 @@ PrimitiveCache<MatmulEntry>& matmul_cache() {
 
 memory::data_type onednn_type(DType d) {
   return d == DType::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
+}
+
+// oneDNN has no bfloat16 matmul on processors without AVX-512 or AVX2-VNNI-2 (nor under
+// ONEDNN_MAX_CPU_ISA=AVX2): asked once, by making the smallest one; without it bfloat16 takes
+// the reference loop, as float16 does.
+bool onednn_has_bf16_matmul() {
+  static const bool has = [] {
+    const memory::desc one({1, 1, 1}, memory::data_type::bf16, memory::dims{1, 1, 1});
+    try {
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(one, one, one),
+                                            onednn_own_scratchpad(), onednn_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
 }
 
 // A [batch, rows, cols] operand stored transposed or not.
@@ -62,7 +80,9 @@ struct MatmulShape {
     return count;
   }
 
-  bool uses_reference() const { return dtype != DType::f32 && dtype != DType::bf16; }
+  bool uses_reference() const {
+    return dtype != DType::f32 && (dtype != DType::bf16 || !onednn_has_bf16_matmul());
+  }
   // One float32 GEMM (no batch, or a batch folded into the rows of an untransposed a against a
   // shared b) goes straight to dnnl_sgemm: the matmul primitive's per-call memory objects cost
   // a fixed cost per call, most of a small layer's time, and sgemm is as fast on a layer's

@@ -67,6 +67,28 @@ TEST(Matmul, AnEmptyInnerDimensionGivesZeros) {
   }
 }
 
+// bfloat16 runs on oneDNN where the processor has it and on the reference loop elsewhere
+// (AVX2-only machines, CI's --avx2 run); both round an exact sum of quarters once, to the
+// float32 product rounded to bfloat16, batched and transposed alike.
+TEST(Matmul, BFloat16MatchesFloat32OnEveryProcessor) {
+  for (const auto& c : kCases) {
+    const auto quarters = [](const Shape& shape, int64_t offset) {
+      std::vector<float> v(static_cast<size_t>(shape.numel()));
+      for (size_t i = 0; i < v.size(); ++i)
+        v[i] = static_cast<float>((static_cast<int64_t>(i) + offset) % 7 - 3) * 0.25f;
+      return from_vector(v, shape);
+    };
+    const Tensor a = quarters(c.a, 0), b = quarters(c.b, 2);
+    const Tensor want =
+        ops::cast(ops::cast(ops::matmul(a, b, c.ta, c.tb), DType::bf16), DType::f32);
+    const Tensor got =
+        ops::matmul(ops::cast(a, DType::bf16), ops::cast(b, DType::bf16), c.ta, c.tb);
+    ASSERT_EQ(got.dtype(), DType::bf16);
+    EXPECT_EQ(ops::cast(got, DType::f32).to_vector<float>(), want.to_vector<float>())
+        << c.a << " x " << c.b;
+  }
+}
+
 TEST(Matmul, Gradients) {
   for (const auto& c : kCases) {
     if (c.a.numel() > 200) continue;  // finite differences are quadratic in size
