@@ -10,7 +10,7 @@
 namespace kiln {
 namespace {
 
-double seconds_now() {
+double monotonic_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
@@ -69,35 +69,42 @@ tensorboard::EventWriter& TensorBoard::validation_writer() {
 }
 
 void TensorBoard::on_train_begin(const Logs&) {
-  global_batch_ = 0;
-  graph_written_ = false;
+  // Batches count on from the optimizer's steps, as Keras's do: a second fit or a resumed run
+  // continues the curves instead of drawing over them. (fit builds the optimizer before.)
+  batch_step_ = optimizer_iterations(model());
+  // A step that runs eagerly (run_eagerly) has no graph.
+  graph_pending_ = options_.write_graph && !model().trainer().options().run_eagerly;
   train_writer();
 }
 
-void TensorBoard::on_train_batch_begin(int64_t, const Logs&) {
-  ++global_batch_;
+void TensorBoard::on_train_batch_begin(int64_t batch, const Logs&) {
+  group_begin_ = batch;
 }
 
-void TensorBoard::on_train_batch_end(int64_t, const Logs& logs) {
-  // After the first batch, as Keras: the step has been traced by then. A step that runs eagerly
-  // (run_eagerly) has no graph; under steps_per_execution > 1 the one-batch step traces only
-  // for an epoch's last, shorter group of batches, and its graph is written then.
-  if (options_.write_graph && !graph_written_) {
+void TensorBoard::on_train_batch_end(int64_t batch, const Logs& logs) {
+  // After the first call, as Keras: the step has been traced by then.
+  if (graph_pending_) {
     const StepFunction* step = model().trainer().train_function();
     if (step != nullptr && step->num_traces() > 0) {
       train_writer().add_graph(*step->graph(0));
-      graph_written_ = true;
+      graph_pending_ = false;
     }
   }
-  if (options_.update_freq == 0 || global_batch_ % options_.update_freq != 0) return;
+  // One call covers a group of steps_per_execution batches: its logs are written at the group's
+  // last batch when the group reaches a multiple of update_freq.
+  const int64_t before = batch_step_;
+  batch_step_ += batch - group_begin_ + 1;
+  if (options_.update_freq == 0 ||
+      before / options_.update_freq == batch_step_ / options_.update_freq)
+    return;
   for (const auto& [name, value] : logs)
-    train_writer().add_scalar("batch_" + name, value, global_batch_);
+    train_writer().add_scalar("batch_" + name, value, batch_step_);
 }
 
 void TensorBoard::on_epoch_begin(int, const Logs&) {
   if (!options_.write_steps_per_second) return;
   epoch_start_iterations_ = optimizer_iterations(model());
-  epoch_start_seconds_ = seconds_now();
+  epoch_start_seconds_ = monotonic_seconds();
 }
 
 void TensorBoard::on_epoch_end(int epoch, Logs& logs) {
@@ -108,7 +115,7 @@ void TensorBoard::on_epoch_end(int epoch, Logs& logs) {
   if (options_.write_steps_per_second)
     train["steps_per_second"] =
         static_cast<double>(optimizer_iterations(model()) - epoch_start_iterations_) /
-        (seconds_now() - epoch_start_seconds_);
+        (monotonic_seconds() - epoch_start_seconds_);
   for (const auto& [name, value] : train) train_writer().add_scalar("epoch_" + name, value, epoch);
   if (!validation.empty()) {
     for (const auto& [name, value] : validation)

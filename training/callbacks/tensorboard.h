@@ -3,8 +3,9 @@
 //
 //   <log_dir>/train/       epoch_<name> scalars of the training logs at each epoch (loss,
 //                          metrics, learning_rate, steps_per_second when asked), batch_<name>
-//                          every update_freq batches, <weight path>/histogram every
-//                          histogram_freq epochs, and the traced train step's graph
+//                          every update_freq batches (counted from the optimizer's steps), <weight
+//                          path>/histogram every histogram_freq epochs, and the traced train step's
+//                          graph
 //   <log_dir>/validation/  epoch_<name> of the validation logs (val_ stripped), and
 //                          evaluation_<name>_vs_iterations after each evaluation
 //
@@ -64,8 +65,9 @@ class TensorBoard : public Callback {
 
   std::string log_dir_;
   TensorBoardOptions options_;
-  int64_t global_batch_ = 0;
-  bool graph_written_ = false;
+  int64_t batch_step_ = 0;   // batches trained, counted from the optimizer's steps at fit's start
+  int64_t group_begin_ = 0;  // the first batch (of its epoch) of the call running now
+  bool graph_pending_ = false;
   int64_t epoch_start_iterations_ = 0;
   double epoch_start_seconds_ = 0;
   std::unique_ptr<tensorboard::EventWriter> train_;

@@ -671,6 +671,12 @@ int64_t Trainer::optimizer_param_count() const {
   return n;
 }
 
+const StepFunction* Trainer::train_function() const {
+  if (steps_.empty()) return nullptr;
+  const ReplicaSteps& s = steps_[0];
+  return s.train_many && s.train_many->num_traces() > 0 ? s.train_many.get() : s.train.get();
+}
+
 FunctionStats Trainer::train_stats() const {
   return steps_.empty() ? FunctionStats{} : steps_[0].train->stats();
 }

@@ -100,11 +100,10 @@ class Trainer {
   FunctionStats train_stats() const;
   FunctionStats test_stats() const;
   FunctionStats predict_stats() const;
-  // The traced train step (Keras's model.train_function), for its graphs and plans; null before
-  // the first training step.
-  const StepFunction* train_function() const {
-    return steps_.empty() ? nullptr : steps_[0].train.get();
-  }
+  // The traced train step that runs (Keras's model.train_function), for its graphs and plans:
+  // under steps_per_execution > 1 the one running a group of batches once it has traced, else
+  // the one-batch step; null before the first training step.
+  const StepFunction* train_function() const;
 
  private:
   void prepare_predict(const std::vector<Tensor>& x);

@@ -110,6 +110,29 @@ TEST(TensorBoardCallback, BatchScalarsHistogramsAndTheGraph) {
   EXPECT_EQ(histograms["dense_1/bias/histogram"], (std::vector<int64_t>{0, 2}));
 }
 
+// A second fit's batch scalars go on from the first's 12 optimizer steps, as Keras's do.
+TEST(TensorBoardCallback, ASecondFitContinuesTheBatchSteps) {
+  random::set_seed(5);
+  layers::reset_names();
+  Sequential model({layers::Input({3}), layers::Dense(1)});
+  model.compile({.optimizer = "sgd", .loss = "mse"});
+  const Tensor x = random::normal({16, 3});
+  const Tensor y = random::normal({16, 1});
+  std::vector<std::vector<int64_t>> steps;
+  for (const std::string name : {"tb_first_fit", "tb_second_fit"}) {
+    const fs::path log_dir = fs::path(testing::TempDir()) / name;
+    fs::remove_all(log_dir);
+    auto callback =
+        std::make_shared<TensorBoard>(log_dir.string(), TensorBoardOptions{.update_freq = 4});
+    model.fit({x}, {y}, {.batch_size = 4, .epochs = 3, .verbose = 0, .callbacks = {callback}});
+    steps.emplace_back();
+    const auto train = scalars_in((log_dir / "train").string());
+    for (const auto& [step, value] : train.at("batch_loss")) steps.back().push_back(step);
+  }
+  EXPECT_EQ(steps[0], (std::vector<int64_t>{4, 8, 12}));
+  EXPECT_EQ(steps[1], (std::vector<int64_t>{16, 20, 24}));
+}
+
 // The graphs and evaluation steps logged for each way the train step can run.
 std::pair<int, std::vector<int64_t>> graphs_and_evaluation_steps(const LoggedFit& fit) {
   int graphs = 0;
@@ -129,10 +152,16 @@ TEST(TensorBoardCallback, EagerMultiStepAndLossScaledStepsAreLogged) {
   const auto eager = graphs_and_evaluation_steps(fit_with_tensorboard(
       "tb_eager", {}, {.optimizer = "adam", .loss = "mse", .run_eagerly = true}));
   EXPECT_EQ(eager, std::make_pair(0, each_epoch));
-  // Two batches a traced call, no shorter group: the one-batch step never traces.
-  const auto grouped = graphs_and_evaluation_steps(fit_with_tensorboard(
-      "tb_grouped", {}, {.optimizer = "adam", .loss = "mse", .steps_per_execution = 2}));
-  EXPECT_EQ(grouped, std::make_pair(0, each_epoch));
+  // Two batches a traced call: the graph is that step's (the one-batch step never traces), and
+  // batch scalars come at the end of each group that reaches a multiple of update_freq 3.
+  const LoggedFit grouped_fit =
+      fit_with_tensorboard("tb_grouped", {.update_freq = 3},
+                           {.optimizer = "adam", .loss = "mse", .steps_per_execution = 2});
+  EXPECT_EQ(graphs_and_evaluation_steps(grouped_fit), std::make_pair(1, each_epoch));
+  std::vector<int64_t> batch_steps;
+  const auto grouped_train = scalars_in(grouped_fit.log_dir + "/train");
+  for (const auto& [step, value] : grouped_train.at("batch_loss")) batch_steps.push_back(step);
+  EXPECT_EQ(batch_steps, (std::vector<int64_t>{4, 6, 10, 12}));
   // Under mixed_float16 the step count is the inner optimizer's, as Keras's.
   layers::set_global_policy("mixed_float16");
   const auto scaled = graphs_and_evaluation_steps(
