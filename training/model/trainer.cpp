@@ -406,6 +406,7 @@ void Trainer::prepare_predict(const std::vector<Tensor>& given) {
         },
         std::move(options)));
   }
+  if (local_replicas() > 1) mirror_model();
 }
 
 Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
@@ -616,7 +617,6 @@ std::vector<Tensor> Trainer::predict_sharded(const std::vector<Tensor>& x) {
   const int64_t rows = x.empty() || x[0].rank() == 0 ? 0 : x[0].shape()[0];
   // Eager steps would run the model's C++ code on every replica's thread at once.
   if (local_replicas() == 1 || rows < 2 || functions_run_eagerly()) return predict_on(x, 0);
-  mirror_model();
   std::vector<std::vector<Tensor>> parts(static_cast<size_t>(local_replicas()));
   on_replicas([&](int r) {
     // A batch of fewer rows than replicas leaves the last replicas none; predict has no

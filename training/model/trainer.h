@@ -113,8 +113,8 @@ class Trainer {
   // predict_batch's work: x's rows split over the replicas this process runs, their outputs
   // joined in row order on the trainer's device.
   std::vector<Tensor> predict_sharded(const std::vector<Tensor>& x);
-  // Gives the model's weights and seed states that have none a copy per replica (predict before
-  // fit's broadcast_state).
+  // Gives the model's weights and seed states that have none a copy per replica (prepare_predict,
+  // so that a predict before fit's broadcast_state can run on every replica).
   void mirror_model() const;
   // The losses on symbolic targets and predictions of the first batch's shapes: a target that
   // does not fit its output is refused before any state is made or callback runs.
