@@ -342,6 +342,8 @@ TrainResult train(const Config& run, const TrainOptions& options) {
 
   TrainResult result;
   result.output_dir = output_dir(run);
+  // A bad output.save_model is refused now, not after the epochs it would follow.
+  const std::string saved_model = saved_model_path(run, result.output_dir);
   result.chief = model->is_chief();
   // One run directory for all replicas: the chief's (the others' file-writing callbacks do not
   // run, training/callbacks/callback.h).
@@ -378,7 +380,7 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   result.interrupted = latest_checkpoint->interrupted();
   if (result.interrupted) return result;
   if (data.test) result.test_scores = model->evaluate(*data.test, {.verbose = 0});
-  result.saved_model = saved_model_path(run, result.output_dir);
+  result.saved_model = saved_model;
   if (result.chief && !result.saved_model.empty()) model->save(result.saved_model);
   return result;
 }

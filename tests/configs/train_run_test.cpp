@@ -97,5 +97,26 @@ TEST(TrainRun, DataThatDoesNotFitTheModelLeavesTheRunDirectoryAlone) {
   std::filesystem::remove_all(dir);
 }
 
+// output.save_model naming something other than a .keras file is refused before any epoch runs
+// or the run directory is made, not once training is over.
+TEST(TrainRun, ASaveModelThatIsNotAKerasFileIsRefusedBeforeTraining) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kiln_save_model_" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const Config run = load_run(std::string(KILN_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml",
+                              {"data.limit=600", "training.epochs=1", "output.dir=" + dir.string(),
+                               "output.save_model=model.h5"});
+  try {
+    train(run, {.verbose = 0});
+    ADD_FAILURE() << "trained with output.save_model=model.h5";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("output.save_model must name a .keras file, got "
+                                         "'model.h5'"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
 }  // namespace
 }  // namespace kiln::configs

@@ -31,11 +31,6 @@ std::string date_saved() {
   return text;
 }
 
-layers::WeightGroup optimizer_group(const Model& model) {
-  const optimizers::Optimizer& optimizer = model.trainer().optimizer();
-  return {"optimizer", optimizer.variables(), layers::to_snake_case(optimizer.class_name())};
-}
-
 Config model_config(const Model& model, const std::string& path) {
   Config config;
   try {
@@ -58,7 +53,7 @@ std::string weights_image(const Model& model, const std::string& path) {
   saving::H5Group root = file.root();
   saving::write_weights(model.saved_weights(), root);
   if (model.compiled()) {
-    const layers::WeightGroup optimizer = optimizer_group(model);
+    const layers::WeightGroup optimizer = model.optimizer_weights();
     if (!optimizer.variables.empty()) saving::write_groups(root, {optimizer});
   }
   return file.image();
@@ -74,7 +69,7 @@ void restore_optimizer(Model& model, const saving::H5Group& root) {
     const DeviceScope scope(model.device());
     optimizer.build(model.trainable_weights());
   }
-  const layers::WeightGroup group = optimizer_group(model);
+  const layers::WeightGroup group = model.optimizer_weights();
   const size_t stored = root.open_group("optimizer/vars").children().size();
   if (stored != group.variables.size()) {
     log(LogLevel::warning, root.where(), ": skipping the optimizer's state: '",

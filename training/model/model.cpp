@@ -86,18 +86,19 @@ void Model::save(const std::string& path) const {
   save_model(*this, path);
 }
 
-saving::CheckpointContents Model::checkpoint_contents() const {
+layers::WeightGroup Model::optimizer_weights() const {
   const optimizers::Optimizer& optimizer = trainer().optimizer();
+  return {"optimizer", optimizer.variables(), layers::to_snake_case(optimizer.class_name())};
+}
+
+saving::CheckpointContents Model::checkpoint_contents() const {
   std::string config;
   try {
     config = layers::serialize_layer(*this).to_json();
   } catch (const Error&) {
     // A subclassed model has no Keras config: the checkpoint stores none.
   }
-  return {saved_weights(),
-          {"optimizer", optimizer.variables(), layers::to_snake_case(optimizer.class_name())},
-          random_states(),
-          config};
+  return {saved_weights(), optimizer_weights(), random_states(), config};
 }
 
 layers::LayerPtr Model::get_layer(const std::string& name) const {

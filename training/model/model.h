@@ -74,6 +74,8 @@ class Model : public layers::Layer {
   void save(const std::string& path) const;
   // What the weights files are written from and loaded into.
   saving::ModelWeights saved_weights() const;
+  // The compiled model's optimizer state as the files store it: the "optimizer" group, Keras's.
+  layers::WeightGroup optimizer_weights() const;
   // What a full checkpoint holds of this compiled model (training/saving/checkpoint.h): weights,
   // optimizer state, random streams and config.
   saving::CheckpointContents checkpoint_contents() const;
