@@ -1,5 +1,6 @@
 #include "kiln/framework/core/config.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -443,8 +444,14 @@ class JsonParser {
             c = '\f';
             break;
           case 'u': {
-            if (pos_ + 4 > s_.size()) fail("short \\u escape");
-            const unsigned code = std::stoul(std::string(s_.substr(pos_, 4)), nullptr, 16);
+            // Exactly four hex digits (stoul took spaces, a sign or a shorter prefix, and threw a
+            // bare std::invalid_argument on none).
+            unsigned code = 0;
+            const char* digits = s_.data() + pos_;
+            const char* end = s_.data() + std::min(pos_ + 4, s_.size());
+            const auto [stop, error] = std::from_chars(digits, end, code, 16);
+            if (error != std::errc() || stop != digits + 4)
+              fail("\\u must be followed by four hex digits");
             pos_ += 4;
             append_utf8(out, code);
             continue;
