@@ -1,5 +1,7 @@
 // Square float32 matmul through kiln against oneDNN's sgemm called directly: kiln's matmul runs
-// on oneDNN, so the gap between the two is kiln's own overhead.
+// on oneDNN, so the gap between the two is kiln's own overhead. Also the MLP step's GEMMs in
+// bfloat16 (mixed_bfloat16): on oneDNN where it has bfloat16 for the processor, on the reference
+// loop elsewhere (run it again under ONEDNN_MAX_CPU_ISA=AVX2 for an AVX2-only processor's).
 #include <oneapi/dnnl/dnnl.h>
 
 #include "benchmarks/bench_util.h"
@@ -92,8 +94,19 @@ void BM_DirectSgemmMlpStep(benchmark::State& state) {
   set_gflops(state, 2.0 * static_cast<double>(m * k * n));
 }
 
+void BM_KilnMatmulMlpStepBf16(benchmark::State& state) {
+  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const bool ta = state.range(3) != 0, tb = state.range(4) != 0;
+  time_kernel(state, OpId::matmul,
+              {ops::cast(random_input(stored(m, k, ta)), DType::bf16),
+               ops::cast(random_input(stored(k, n, tb)), DType::bf16)},
+              {{"transpose_a", ta}, {"transpose_b", tb}});
+  set_gflops(state, 2.0 * static_cast<double>(m * k * n));
+}
+
 BENCHMARK(BM_KilnMatmulMlpStep)->Apply(mlp_step_gemms);
 BENCHMARK(BM_DirectSgemmMlpStep)->Apply(mlp_step_gemms);
+BENCHMARK(BM_KilnMatmulMlpStepBf16)->Apply(mlp_step_gemms);
 
 // oneDNN runs on several threads, so rates are taken from wall time.
 void square_sizes(benchmark::internal::Benchmark* b) {

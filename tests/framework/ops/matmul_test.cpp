@@ -67,9 +67,9 @@ TEST(Matmul, AnEmptyInnerDimensionGivesZeros) {
   }
 }
 
-// bfloat16 runs on oneDNN where the processor has it and on the reference loop elsewhere
-// (AVX2-only machines, CI's --avx2 run); both round an exact sum of quarters once, to the
-// float32 product rounded to bfloat16, batched and transposed alike.
+// bfloat16 runs on oneDNN where the processor has it and on float32 copies elsewhere (AVX2-only
+// machines, CI's --avx2 run); both round an exact sum of quarters once, to the float32 product
+// rounded to bfloat16, batched and transposed alike.
 TEST(Matmul, BFloat16MatchesFloat32OnEveryProcessor) {
   for (const auto& c : kCases) {
     const auto quarters = [](const Shape& shape, int64_t offset) {
