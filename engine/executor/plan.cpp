@@ -8,6 +8,7 @@
 #include "kiln/engine/executor/plan_buffer.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/dispatch.h"
+#include "kiln/framework/ops/kernel_launch.h"
 
 namespace kiln::engine {
 namespace {
@@ -136,8 +137,8 @@ void Plan::make_steps() {
     const GraphNode& n = g.nodes[node];
     const TensorMeta& meta = meta_of(node);
     if (n.op == OpId::cond || n.op == OpId::while_loop) {
-      steps_.push_back(
-          Step{nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size()), nullptr});
+      steps_.push_back(Step{
+          n.op, nullptr, {}, {}, nullptr, nullptr, static_cast<int>(controls_.size()), nullptr});
       controls_.push_back(make_control(n, node, std::move(bundle_values[node])));
       continue;
     }
@@ -145,7 +146,7 @@ void Plan::make_steps() {
     const KernelFn fn = op_def(n.op).kernels[static_cast<size_t>(meta.device.type)];
     KILN_CHECK(fn != nullptr, "graph node %", node, ": kiln::ops::", op_def(n.op).name,
                " has no kernel for device ", meta.device);
-    Step step{fn, {}, value_of(node), &n.attrs, n.payload.get()};
+    Step step{n.op, fn, {}, value_of(node), &n.attrs, n.payload.get()};
     for (const NodeId k : n.inputs) step.inputs.push_back(value_of(k));
     if (op_def(n.op).num_outputs > 1) step.more_outputs = more_outputs_of(n, bundle_values[node]);
     // Kernels with per-shape state (oneDNN primitives) build it now, from metas alone.
@@ -196,12 +197,10 @@ KernelContext Plan::context(const Step& s) {
 }
 
 void Plan::run_step(const Step& s) {
-  if (s.prepared != nullptr)
-    s.prepared->run(context(s));
-  else if (s.fn != nullptr)
-    s.fn(context(s));
-  else
+  if (s.control >= 0)
     run_control(controls_[static_cast<size_t>(s.control)]);
+  else
+    launch_kernel(s.op, s.fn, s.prepared.get(), context(s));
 }
 
 // Labels name what a step computes, so the same step of many plans (batch sizes) and of many

@@ -66,6 +66,7 @@ class Plan {
  private:
   struct Buffer;
   struct Step {
+    OpId op;
     KernelFn fn;
     std::vector<Tensor> inputs;
     Tensor output;

@@ -5,6 +5,7 @@
 #include "kiln/framework/autodiff/grad_mode.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/graph/trace_frame.h"
+#include "kiln/framework/ops/kernel_launch.h"
 
 namespace kiln {
 namespace {
@@ -75,7 +76,7 @@ void run_kernel(OpId op, std::span<const Tensor> inputs, const Tensor& output, c
         detail::concat("kiln::ops::", def.name, " has no kernel for device ", output.device()));
   }
   if (output.numel() == 0) return;
-  kernel(KernelContext{inputs, output, attrs, nullptr, more_outputs});
+  launch_kernel(op, kernel, nullptr, KernelContext{inputs, output, attrs, nullptr, more_outputs});
 }
 
 Tensor apply(OpId op, std::vector<Tensor> inputs, Attrs attrs) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kiln/framework/backends/backend.h"
+#include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/op_def.h"
 
 namespace kiln::testing {
@@ -37,7 +38,7 @@ class HostCudaBackend final : public Backend {
   void copy_on_device(void* dst, const void* src, size_t bytes, int) override {
     std::memcpy(dst, src, bytes);
   }
-  void synchronize(int) override {}
+  void synchronize(int) override { host_cuda_faults().on_synchronize(); }
 
  private:
   HostAllocator allocator_;
@@ -84,6 +85,23 @@ constexpr std::array<KernelFn, kNumOps> host_kernels(std::index_sequence<Ops...>
 HostCudaCopies& host_cuda_copies() {
   static HostCudaCopies copies;
   return copies;
+}
+
+void HostCudaFaults::inject(std::string fault) {
+  const std::lock_guard lock(mutex_);
+  pending_ = std::move(fault);
+}
+
+void HostCudaFaults::on_synchronize() {
+  ++synchronizations_;
+  const std::lock_guard lock(mutex_);
+  if (pending_.empty()) return;
+  throw Error(std::exchange(pending_, ""));
+}
+
+HostCudaFaults& host_cuda_faults() {
+  static HostCudaFaults faults;
+  return faults;
 }
 
 void HostCudaEnvironment::SetUp() {

@@ -6,6 +6,8 @@
 // whole device_tests binary (one process, one op table).
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -24,5 +26,21 @@ struct HostCudaCopies {
   std::atomic<int64_t> from_host{0};
 };
 HostCudaCopies& host_cuda_copies();
+
+// A GPU reports a kernel's fault at the next synchronization, not at the launch: a fault
+// injected here is thrown by the stand-in's next synchronize, once, as CUDA's would be.
+class HostCudaFaults {
+ public:
+  void inject(std::string fault);
+  // Throws the injected fault, if any, and counts the call.
+  void on_synchronize();
+  int64_t synchronizations() const { return synchronizations_; }
+
+ private:
+  std::mutex mutex_;
+  std::string pending_;
+  std::atomic<int64_t> synchronizations_{0};
+};
+HostCudaFaults& host_cuda_faults();
 
 }  // namespace kiln::testing

@@ -53,10 +53,13 @@ class CudaBackend final : public Backend {
         cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cuda::current_stream(index)));
   }
 
+  // Also reports a launch that failed (a bad grid, too many resources), which the stream
+  // itself never sees.
   void synchronize(int index) override {
     check_index(index);
     const cuda::DeviceGuard guard(index);
     KILN_CUDA_CHECK(cudaStreamSynchronize(cuda::current_stream(index)));
+    KILN_CUDA_CHECK(cudaGetLastError());
   }
 
  private:
