@@ -12,6 +12,8 @@
 #include "apps/kiln/launch_ranks.h"
 #include "kiln/configs/run.h"
 #include "kiln/datasets/npy_file.h"
+#include "kiln/framework/backends/backend.h"
+#include "kiln/framework/backends/library_versions.h"
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/distributed/mpi_communicator.h"
 #include "kiln/training/model/keras_file.h"
@@ -43,6 +45,9 @@ const char* const kHelp =
     "                 and step, the model's summary (when the file stores its config), the\n"
     "                 compile arguments, every variable with its shape and dtype, the\n"
     "                 optimizer's state and the stored run config\n"
+    "  version        the versions of the libraries kiln was built against and of those it\n"
+    "                 loaded (oneDNN; the CUDA runtime, cuBLAS, cuDNN, NVRTC and NCCL), and\n"
+    "                 the GPUs it sees; fails when a loaded library's major version differs\n"
     "  help           this text (also --help, -h)\n"
     "\n"
     "options:\n"
@@ -294,6 +299,29 @@ int inspect(const std::vector<std::string>& args) {
   return 0;
 }
 
+std::string version_or(const std::optional<kiln::LibraryVersion>& v, const char* none) {
+  return v ? v->to_string() : none;
+}
+
+int version(const std::vector<std::string>& args) {
+  if (!args.empty()) return usage_error("version takes no arguments");
+  const std::vector<kiln::LoadedLibrary> libraries = kiln::library_versions();
+  std::printf("%-14s %-10s %s\n", "library", "built", "loaded");
+  for (const kiln::LoadedLibrary& l : libraries)
+    std::printf("%-14s %-10s %s%s\n", l.name.c_str(), version_or(l.built, "-").c_str(),
+                version_or(l.loaded, "none").c_str(),
+                l.mismatched() ? "  (another major version)" : "");
+  std::printf("GPUs visible: %d\n",
+              kiln::cuda_available() ? kiln::backend_for(kiln::Device::cuda(0)).device_count() : 0);
+  for (const kiln::LoadedLibrary& l : libraries) {
+    if (!l.mismatched()) continue;
+    std::fprintf(stderr, "kiln version: %s %s is loaded, but kiln was built against %s\n",
+                 l.name.c_str(), l.loaded->to_string().c_str(), l.built->to_string().c_str());
+    return kFailure;
+  }
+  return 0;
+}
+
 }  // namespace
 
 namespace kiln::cli {
@@ -337,6 +365,7 @@ int run(int argc, char** argv) {
     if (command == "predict") return predict(args);
     if (command == "validate") return validate(args);
     if (command == "inspect") return inspect(args);
+    if (command == "version") return version(args);
     return usage_error("unknown command '" + command + "'");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "kiln %s: %s\n", command.c_str(), e.what());

@@ -1,5 +1,6 @@
 // Built when KILN_WITH_CUDA is off: no CUDA backend and no CUDA kernels.
 #include "kiln/framework/backends/backend.h"
+#include "kiln/framework/backends/library_versions.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/distributed/nccl.h"
 #include "kiln/framework/ops/op_def.h"
@@ -9,6 +10,9 @@ Backend* built_in_cuda_backend() {
   return nullptr;
 }
 void register_cuda_kernels(OpTable&) {}
+std::vector<LoadedLibrary> detail::cuda_library_versions() {
+  return {};
+}
 
 std::shared_ptr<distributed::Communicator> distributed::nccl_world(
     std::shared_ptr<distributed::Communicator>, int) {
