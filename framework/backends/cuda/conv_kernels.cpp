@@ -9,15 +9,24 @@
 // the padded input and cropped, the adjoint of padding. float64, which gradient checks use, runs
 // on NCHW copies: cuDNN's NHWC kernels are made for the 16- and 32-bit types (PyTorch keeps double
 // convolutions off NHWC too), and NCHW is the layout every cuDNN algorithm takes.
+//
+// Each op is a ConvCall built from shapes alone, once per planned step (the executor's prepared
+// kernel) or per eager call, holding the cuDNN descriptors and the algorithm; a run binds the data.
+// The algorithm is the first of cuDNN's ranking that runs, passing over those whose workspace
+// cannot be allocated (algorithm_choice.h).
 #include <algorithm>
 #include <array>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "kiln/framework/backends/algorithm_choice.h"
+#include "kiln/framework/backends/cpu/prepared_call.h"
 #include "kiln/framework/backends/cpu/window_geometry.h"
 #include "kiln/framework/backends/cuda/conv_support.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
@@ -151,7 +160,7 @@ struct ConvDescriptors {
 // One cuDNN call's operands: descriptors, scaling factors (double for double data, float
 // otherwise) and the buffers of the pass's input activation, kernel and output activation in
 // cuDNN's layout, one of which the pass writes.
-struct ConvCall {
+struct CudnnOperands {
   cudnnHandle_t handle;
   const ConvDescriptors& d;
   const void* alpha;
@@ -172,22 +181,23 @@ struct Forward {
   static constexpr PassId kId = PassId::forward;
   static constexpr int kAlgorithms = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
   static constexpr const char* kCall = "cudnnConvolutionForward";
+  static constexpr const char* kWorkspaceCall = "cudnnGetConvolutionForwardWorkspaceSize";
 
   static bool transforms(Algo a) {
     return a == CUDNN_CONVOLUTION_FWD_ALGO_FFT || a == CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING ||
            a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD ||
            a == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
   }
-  static cudnnStatus_t heuristics(const ConvCall& c, Perf* perf, int* returned) {
+  static cudnnStatus_t heuristics(const CudnnOperands& c, Perf* perf, int* returned) {
     return cudnnGetConvolutionForwardAlgorithm_v7(c.handle, c.d.x.get(), c.d.w.get(),
                                                   c.d.conv.get(), c.d.y.get(), kAlgorithms,
                                                   returned, perf);
   }
-  static cudnnStatus_t workspace_size(const ConvCall& c, Algo a, size_t* bytes) {
+  static cudnnStatus_t workspace_size(const CudnnOperands& c, Algo a, size_t* bytes) {
     return cudnnGetConvolutionForwardWorkspaceSize(c.handle, c.d.x.get(), c.d.w.get(),
                                                    c.d.conv.get(), c.d.y.get(), a, bytes);
   }
-  static cudnnStatus_t run(const ConvCall& c, Algo a, void* workspace, size_t bytes) {
+  static cudnnStatus_t run(const CudnnOperands& c, Algo a, void* workspace, size_t bytes) {
     return cudnnConvolutionForward(c.handle, c.alpha, c.d.x.get(), c.x, c.d.w.get(), c.w,
                                    c.d.conv.get(), a, workspace, bytes, c.beta, c.d.y.get(), c.y);
   }
@@ -199,6 +209,7 @@ struct BackwardData {
   static constexpr PassId kId = PassId::backward_data;
   static constexpr int kAlgorithms = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
   static constexpr const char* kCall = "cudnnConvolutionBackwardData";
+  static constexpr const char* kWorkspaceCall = "cudnnGetConvolutionBackwardDataWorkspaceSize";
 
   static bool transforms(Algo a) {
     return a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT ||
@@ -206,16 +217,16 @@ struct BackwardData {
            a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD ||
            a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
   }
-  static cudnnStatus_t heuristics(const ConvCall& c, Perf* perf, int* returned) {
+  static cudnnStatus_t heuristics(const CudnnOperands& c, Perf* perf, int* returned) {
     return cudnnGetConvolutionBackwardDataAlgorithm_v7(c.handle, c.d.w.get(), c.d.y.get(),
                                                        c.d.conv.get(), c.d.x.get(), kAlgorithms,
                                                        returned, perf);
   }
-  static cudnnStatus_t workspace_size(const ConvCall& c, Algo a, size_t* bytes) {
+  static cudnnStatus_t workspace_size(const CudnnOperands& c, Algo a, size_t* bytes) {
     return cudnnGetConvolutionBackwardDataWorkspaceSize(c.handle, c.d.w.get(), c.d.y.get(),
                                                         c.d.conv.get(), c.d.x.get(), a, bytes);
   }
-  static cudnnStatus_t run(const ConvCall& c, Algo a, void* workspace, size_t bytes) {
+  static cudnnStatus_t run(const CudnnOperands& c, Algo a, void* workspace, size_t bytes) {
     return cudnnConvolutionBackwardData(c.handle, c.alpha, c.d.w.get(), c.w, c.d.y.get(), c.y,
                                         c.d.conv.get(), a, workspace, bytes, c.beta, c.d.x.get(),
                                         c.x);
@@ -228,46 +239,49 @@ struct BackwardFilter {
   static constexpr PassId kId = PassId::backward_filter;
   static constexpr int kAlgorithms = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
   static constexpr const char* kCall = "cudnnConvolutionBackwardFilter";
+  static constexpr const char* kWorkspaceCall = "cudnnGetConvolutionBackwardFilterWorkspaceSize";
 
   static bool transforms(Algo a) {
     return a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT ||
            a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING ||
            a == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
   }
-  static cudnnStatus_t heuristics(const ConvCall& c, Perf* perf, int* returned) {
+  static cudnnStatus_t heuristics(const CudnnOperands& c, Perf* perf, int* returned) {
     return cudnnGetConvolutionBackwardFilterAlgorithm_v7(c.handle, c.d.x.get(), c.d.y.get(),
                                                          c.d.conv.get(), c.d.w.get(), kAlgorithms,
                                                          returned, perf);
   }
-  static cudnnStatus_t workspace_size(const ConvCall& c, Algo a, size_t* bytes) {
+  static cudnnStatus_t workspace_size(const CudnnOperands& c, Algo a, size_t* bytes) {
     return cudnnGetConvolutionBackwardFilterWorkspaceSize(c.handle, c.d.x.get(), c.d.y.get(),
                                                           c.d.conv.get(), c.d.w.get(), a, bytes);
   }
-  static cudnnStatus_t run(const ConvCall& c, Algo a, void* workspace, size_t bytes) {
+  static cudnnStatus_t run(const CudnnOperands& c, Algo a, void* workspace, size_t bytes) {
     return cudnnConvolutionBackwardFilter(c.handle, c.alpha, c.d.x.get(), c.x, c.d.y.get(), c.y,
                                           c.d.conv.get(), a, workspace, bytes, c.beta, c.d.w.get(),
                                           c.w);
   }
 };
 
-// The algorithm that ran for each problem (pass, dtype, device and geometry), so cuDNN's
-// heuristics are asked once per shape rather than on every step.
+// The algorithm first chosen for each problem (pass, dtype, device and geometry), which every
+// later eager call and planned step of that problem starts from: eager calls then skip cuDNN's
+// heuristics, and run_eagerly computes with the algorithm its traced steps use, so it gives
+// their numbers.
 class AlgorithmCache {
  public:
-  std::optional<int> find(const std::vector<int64_t>& key) {
+  std::optional<AlgorithmCandidate> find(const std::vector<int64_t>& key) {
     const std::lock_guard lock(mutex_);
     const auto it = algorithms_.find(key);
     if (it == algorithms_.end()) return std::nullopt;
     return it->second;
   }
-  void insert(std::vector<int64_t> key, int algorithm) {
+  void insert(std::vector<int64_t> key, AlgorithmCandidate algorithm) {
     const std::lock_guard lock(mutex_);
     algorithms_.emplace(std::move(key), algorithm);
   }
 
  private:
   std::mutex mutex_;
-  std::map<std::vector<int64_t>, int> algorithms_;
+  std::map<std::vector<int64_t>, AlgorithmCandidate> algorithms_;
 };
 
 AlgorithmCache& algorithm_cache() {
@@ -289,62 +303,104 @@ bool not_supported(cudnnStatus_t status) {
   return CUDNN_STATUS_CATEGORY(status) == CUDNN_STATUS_NOT_SUPPORTED;
 }
 
-// Runs one pass over buffers in cuDNN's layout (x: the padded input or its gradient, w: the
-// kernel or its gradient, y: the output or its gradient), with the algorithm cached for the
-// problem, or else the first that cuDNN's heuristics rank and accept. Deterministic algorithms
-// come first: a step must give the same numbers every time it runs, or a resumed run would not
-// repeat the one that was killed.
+// The algorithms cuDNN's heuristics rank for the problem, with their workspaces, best first and
+// deterministic ones before the others: a step must give the same numbers every time it runs, or
+// a resumed run would not repeat the one that was killed. Those the heuristics or the workspace
+// query turn down, and those that transform the operands, are left out.
 template <typename Pass>
-void run_pass(const ConvSetup& s, void* x, void* w, void* y) {
-  using Algo = typename Pass::Algo;
-  const ConvDescriptors d(s);
-  const double alpha64 = 1, beta64 = 0;
-  const float alpha32 = 1, beta32 = 0;
-  const bool f64 = s.dtype == DType::f64;
-  const ConvCall call{cudnn_handle(s.device),
-                      d,
-                      f64 ? static_cast<const void*>(&alpha64) : &alpha32,
-                      f64 ? static_cast<const void*>(&beta64) : &beta32,
-                      x,
-                      w,
-                      y};
-  // The status of the workspace query or of the call.
-  const auto attempt = [&](Algo algo) {
-    size_t bytes = 0;
-    const cudnnStatus_t status = Pass::workspace_size(call, algo, &bytes);
-    if (status != CUDNN_STATUS_SUCCESS) return status;
-    // A temporary from the device's caching allocator, reused by later work on the same stream
-    // only after this call has run.
-    Tensor workspace;
-    if (bytes > 0)
-      workspace = Tensor::empty({static_cast<int64_t>(bytes)}, DType::u8, Device::cuda(s.device));
-    return Pass::run(call, algo, bytes > 0 ? workspace.raw_data() : nullptr, bytes);
-  };
-  std::vector<int64_t> key = algorithm_key(Pass::kId, s);
-  if (const std::optional<int> cached = algorithm_cache().find(key)) {
-    const cudnnStatus_t status = attempt(static_cast<Algo>(*cached));
-    if (status != CUDNN_STATUS_SUCCESS) throw_cudnn_error(status, Pass::kCall, __FILE__, __LINE__);
-    return;
-  }
+std::vector<AlgorithmCandidate> ranked_candidates(const CudnnOperands& call) {
   typename Pass::Perf perf[Pass::kAlgorithms];
   int returned = 0;
   KILN_CUDNN_CHECK(Pass::heuristics(call, perf, &returned));
   std::stable_partition(perf, perf + returned,
                         [](const auto& p) { return p.determinism == CUDNN_DETERMINISTIC; });
+  std::vector<AlgorithmCandidate> candidates;
   for (int i = 0; i < returned; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS || Pass::transforms(perf[i].algo)) continue;
-    const cudnnStatus_t status = attempt(perf[i].algo);
-    // The heuristics may offer an algorithm that then turns these operands down.
+    size_t bytes = 0;
+    const cudnnStatus_t status = Pass::workspace_size(call, perf[i].algo, &bytes);
     if (not_supported(status)) continue;
-    if (status != CUDNN_STATUS_SUCCESS) throw_cudnn_error(status, Pass::kCall, __FILE__, __LINE__);
-    algorithm_cache().insert(std::move(key), static_cast<int>(perf[i].algo));
-    return;
+    if (status != CUDNN_STATUS_SUCCESS)
+      throw_cudnn_error(status, Pass::kWorkspaceCall, __FILE__, __LINE__);
+    candidates.push_back({static_cast<int>(perf[i].algo), bytes});
   }
-  throw Error(detail::concat("kiln::ops::", s.op, " on CUDA: cuDNN has no algorithm for input ",
-                             Shape{s.x[0], s.x[2], s.x[3], s.x[1]}, ", kernel ",
-                             Shape{s.g.h.kernel, s.g.w.kernel, s.kernel[1], s.kernel[0]},
-                             ", groups ", s.g.groups, " and dtype ", dtype_name(s.dtype)));
+  return candidates;
 }
+
+// A workspace of `bytes` (> 0) from the device's caching allocator, reused by later work on the
+// same stream only after the call it is for has run; none when the device cannot give that much:
+// the allocator throws kiln::Error once it has returned its cached blocks to the driver and still
+// finds no room.
+std::optional<Tensor> try_workspace(size_t bytes, int device) {
+  try {
+    return Tensor::empty({static_cast<int64_t>(bytes)}, DType::u8, Device::cuda(device));
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// One cuDNN pass of one convolution, bound to its shapes: the setup and descriptors, made once,
+// and the algorithm. That is chosen on the first run rather than when a step is planned: whether
+// an algorithm takes the operands (cuDNN may turn one of its own heuristics' down only when
+// called) and whether its workspace can be allocated (the step's arena and the other steps'
+// temporaries are in place only then) are known only when it runs; and a problem chosen for
+// before (AlgorithmCache) never asks the heuristics again.
+template <typename Pass>
+class CudnnConv {
+ public:
+  explicit CudnnConv(const ConvSetup& s)
+      : setup_(s),
+        descriptors_(setup_),
+        key_(algorithm_key(Pass::kId, setup_)),
+        choice_(algorithm_cache().find(key_)) {}
+
+  const ConvSetup& setup() const { return setup_; }
+
+  // Runs the pass over buffers in cuDNN's layout (x: the padded input or its gradient, w: the
+  // kernel or its gradient, y: the output or its gradient).
+  void run(void* x, void* w, void* y) {
+    const ConvSetup& s = setup_;
+    const double alpha64 = 1, beta64 = 0;
+    const float alpha32 = 1, beta32 = 0;
+    const bool f64 = s.dtype == DType::f64;
+    const CudnnOperands call{cudnn_handle(s.device),
+                             descriptors_,
+                             f64 ? static_cast<const void*>(&alpha64) : &alpha32,
+                             f64 ? static_cast<const void*>(&beta64) : &beta32,
+                             x,
+                             w,
+                             y};
+    const auto rank = [&] { return ranked_candidates<Pass>(call); };
+    const auto attempt = [&](const AlgorithmCandidate& a) {
+      const size_t bytes = a.workspace_bytes;
+      std::optional<Tensor> workspace;
+      if (bytes > 0) {
+        workspace = try_workspace(bytes, s.device);
+        if (!workspace) return AttemptResult::workspace_unavailable;
+      }
+      const cudnnStatus_t status = Pass::run(call, static_cast<typename Pass::Algo>(a.algorithm),
+                                             workspace ? workspace->raw_data() : nullptr, bytes);
+      if (status == CUDNN_STATUS_SUCCESS) return AttemptResult::ran;
+      // The heuristics may offer an algorithm that then turns these operands down.
+      if (not_supported(status)) return AttemptResult::not_supported;
+      throw_cudnn_error(status, Pass::kCall, __FILE__, __LINE__);
+    };
+    const auto describe = [&] {
+      return detail::concat("kiln::ops::", s.op, " on CUDA (cuDNN) with input ",
+                            Shape{s.x[0], s.x[2], s.x[3], s.x[1]}, ", kernel ",
+                            Shape{s.g.h.kernel, s.g.w.kernel, s.kernel[1], s.kernel[0]},
+                            ", output ", Shape{s.y[0], s.y[2], s.y[3], s.y[1]}, ", groups ",
+                            s.g.groups, " and dtype ", dtype_name(s.dtype));
+    };
+    if (choice_.run(rank, attempt, describe)) algorithm_cache().insert(key_, *choice_.chosen());
+  }
+
+ private:
+  ConvSetup setup_;
+  ConvDescriptors descriptors_;
+  std::vector<int64_t> key_;
+  AlgorithmChoice choice_;
+};
 
 // `t`, held by kiln in `order` with logical dims `dims`, as cuDNN reads it: in cuDNN's layout
 // over `want` (dims, or the padded input's); `t` itself where that changes nothing.
@@ -373,86 +429,121 @@ void store_output(const ConvSetup& s, const Tensor& computed_out, const Dims4& c
            dtype_size(s.dtype), current_stream(s.device));
 }
 
-// Whether the output is settled without cuDNN, which takes no empty operands: an empty output,
-// or the empty sum over an empty input (no channels, or no batch for the kernel gradient), zero.
-bool settled_without_cudnn(const KernelContext& c) {
-  if (c.output.numel() == 0) return true;
-  const bool empty_input =
-      std::any_of(c.inputs.begin(), c.inputs.end(), [](const Tensor& t) { return t.numel() == 0; });
-  if (empty_input) {
-    const int device = c.output.device().index;
-    KILN_CUDA_CHECK(
-        cudaMemsetAsync(c.output.raw_data(), 0, c.output.nbytes(), current_stream(device)));
+// The four ops; forward_bias is conv2d_bias_activation, the forward pass followed by the bias and
+// relu (attr "relu").
+enum class ConvOp { forward, forward_bias, backward_input, backward_filter };
+
+template <ConvOp kOp>
+using PassOf =
+    std::conditional_t<kOp == ConvOp::backward_input, BackwardData,
+                       std::conditional_t<kOp == ConvOp::backward_filter, BackwardFilter, Forward>>;
+
+// One op bound to its shapes, built from a context whose tensors need no data yet (once per
+// planned step, or per eager call); run(c) binds the data, moves operands through cuDNN's layout
+// and runs the pass.
+template <ConvOp kOp>
+class ConvCall {
+ public:
+  explicit ConvCall(const KernelContext& c) {
+    // cuDNN takes no empty operands; the output is then empty too, or the empty sum, zero.
+    const bool empty_operand =
+        c.output.numel() == 0 || std::any_of(c.inputs.begin(), c.inputs.end(),
+                                             [](const Tensor& t) { return t.numel() == 0; });
+    if (!empty_operand) conv_.emplace(setup(c));
   }
-  return empty_input;
+
+  void run(const KernelContext& c) {
+    if (c.output.numel() == 0) return;
+    const int device = c.output.device().index;
+    const DeviceGuard guard(device);
+    if (conv_)
+      convolve(c);
+    else
+      KILN_CUDA_CHECK(
+          cudaMemsetAsync(c.output.raw_data(), 0, c.output.nbytes(), current_stream(device)));
+    // The bias and relu come after the convolution's rounding to the output dtype, as in the
+    // CPU's reference loops (its float32 path adds the bias before rounding: one rounding
+    // apart).
+    if (kOp == ConvOp::forward_bias)
+      add_channel_bias(c.output.raw_data(), c.inputs[2].raw_data(), c.output.numel(),
+                       c.output.dim(3), c.output.dtype(), c.attrs.get_bool("relu"),
+                       current_stream(device));
+  }
+
+ private:
+  static ConvSetup setup(const KernelContext& c) {
+    switch (kOp) {
+      case ConvOp::forward:  // inputs: (x, kernel) -> y
+        return conv_setup("conv2d", c.inputs[0].shape(), c.inputs[1].shape(), c.output, c.attrs);
+      case ConvOp::forward_bias:  // inputs: (x, kernel, bias) -> y
+        return conv_setup("conv2d_bias_activation", c.inputs[0].shape(), c.inputs[1].shape(),
+                          c.output, c.attrs);
+      case ConvOp::backward_input:  // inputs: (grad_out, kernel[, shape source]) -> dx
+        return conv_setup("conv2d_backprop_input", c.output.shape(), c.inputs[1].shape(), c.output,
+                          c.attrs);
+      case ConvOp::backward_filter:  // inputs: (x, grad_out) -> dkernel
+        break;
+    }
+    return conv_setup("conv2d_backprop_filter", c.inputs[0].shape(), c.output.shape(), c.output,
+                      c.attrs);
+  }
+
+  void convolve(const KernelContext& c) {
+    const ConvSetup& s = conv_->setup();
+    switch (kOp) {
+      case ConvOp::forward:
+      case ConvOp::forward_bias: {
+        const Tensor xs = in_cudnn_layout(s, c.inputs[0], kNhwc, s.x, s.padded_x);
+        const Tensor ws = in_cudnn_layout(s, c.inputs[1], kHwio, s.kernel, s.kernel);
+        const Tensor ys = cudnn_output(s, c.output, kNhwc, s.y, s.y);
+        conv_->run(xs.raw_data(), ws.raw_data(), ys.raw_data());
+        store_output(s, ys, s.y, c.output, kNhwc, s.y);
+        return;
+      }
+      case ConvOp::backward_input: {
+        const Tensor gs = in_cudnn_layout(s, c.inputs[0], kNhwc, s.y, s.y);
+        const Tensor ws = in_cudnn_layout(s, c.inputs[1], kHwio, s.kernel, s.kernel);
+        const Tensor dxs = cudnn_output(s, c.output, kNhwc, s.x, s.padded_x);
+        conv_->run(dxs.raw_data(), ws.raw_data(), gs.raw_data());
+        store_output(s, dxs, s.padded_x, c.output, kNhwc, s.x);  // crops the extra row, column
+        return;
+      }
+      case ConvOp::backward_filter: {
+        const Tensor xs = in_cudnn_layout(s, c.inputs[0], kNhwc, s.x, s.padded_x);
+        const Tensor gs = in_cudnn_layout(s, c.inputs[1], kNhwc, s.y, s.y);
+        const Tensor dws = cudnn_output(s, c.output, kHwio, s.kernel, s.kernel);
+        conv_->run(xs.raw_data(), dws.raw_data(), gs.raw_data());
+        store_output(s, dws, s.kernel, c.output, kHwio, s.kernel);
+        return;
+      }
+    }
+  }
+
+  std::optional<CudnnConv<PassOf<kOp>>> conv_;  // none when an operand is empty
+};
+
+template <ConvOp kOp>
+void conv_kernel(const KernelContext& c) {
+  ConvCall<kOp>(c).run(c);
 }
 
-// inputs: (x, kernel[, bias]) -> y
-void run_forward(const KernelContext& c, const char* op) {
-  const Tensor& x = c.inputs[0];
-  const Tensor& kernel = c.inputs[1];
-  if (settled_without_cudnn(c)) return;
-  const ConvSetup s = conv_setup(op, x.shape(), kernel.shape(), c.output, c.attrs);
-  const Tensor xs = in_cudnn_layout(s, x, kNhwc, s.x, s.padded_x);
-  const Tensor ws = in_cudnn_layout(s, kernel, kHwio, s.kernel, s.kernel);
-  const Tensor ys = cudnn_output(s, c.output, kNhwc, s.y, s.y);
-  run_pass<Forward>(s, xs.raw_data(), ws.raw_data(), ys.raw_data());
-  store_output(s, ys, s.y, c.output, kNhwc, s.y);
-}
-
-void conv2d_kernel(const KernelContext& c) {
-  const DeviceGuard guard(c.output.device().index);
-  run_forward(c, "conv2d");
-}
-
-// The bias and relu come after the convolution's rounding to the output dtype, as in the CPU's
-// reference loops (its float32 path adds the bias before rounding: one rounding apart).
-void conv2d_bias_activation_kernel(const KernelContext& c) {
-  const int device = c.output.device().index;
-  const DeviceGuard guard(device);
-  run_forward(c, "conv2d_bias_activation");
-  add_channel_bias(c.output.raw_data(), c.inputs[2].raw_data(), c.output.numel(), c.output.dim(3),
-                   c.output.dtype(), c.attrs.get_bool("relu"), current_stream(device));
-}
-
-// inputs: (grad_out, kernel[, shape source]); attr input_shape -> dx
-void conv2d_backprop_input_kernel(const KernelContext& c) {
-  const Tensor& grad = c.inputs[0];
-  const Tensor& kernel = c.inputs[1];
-  const DeviceGuard guard(c.output.device().index);
-  if (settled_without_cudnn(c)) return;
-  const ConvSetup s =
-      conv_setup("conv2d_backprop_input", c.output.shape(), kernel.shape(), c.output, c.attrs);
-  const Tensor gs = in_cudnn_layout(s, grad, kNhwc, s.y, s.y);
-  const Tensor ws = in_cudnn_layout(s, kernel, kHwio, s.kernel, s.kernel);
-  const Tensor dxs = cudnn_output(s, c.output, kNhwc, s.x, s.padded_x);
-  run_pass<BackwardData>(s, dxs.raw_data(), ws.raw_data(), gs.raw_data());
-  store_output(s, dxs, s.padded_x, c.output, kNhwc, s.x);  // crops the extra row and column
-}
-
-// inputs: (x, grad_out); attr filter_shape -> dkernel
-void conv2d_backprop_filter_kernel(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
-  const Tensor& grad = c.inputs[1];
-  const DeviceGuard guard(c.output.device().index);
-  if (settled_without_cudnn(c)) return;
-  const ConvSetup s =
-      conv_setup("conv2d_backprop_filter", x.shape(), c.output.shape(), c.output, c.attrs);
-  const Tensor xs = in_cudnn_layout(s, x, kNhwc, s.x, s.padded_x);
-  const Tensor gs = in_cudnn_layout(s, grad, kNhwc, s.y, s.y);
-  const Tensor dws = cudnn_output(s, c.output, kHwio, s.kernel, s.kernel);
-  run_pass<BackwardFilter>(s, xs.raw_data(), dws.raw_data(), gs.raw_data());
-  store_output(s, dws, s.kernel, c.output, kHwio, s.kernel);
+template <ConvOp kOp>
+std::unique_ptr<PreparedKernel> prepare_conv(const KernelContext& c) {
+  return std::make_unique<cpu::PreparedCall<ConvCall<kOp>>>(c);
 }
 
 }  // namespace
 
 void register_conv_kernels(OpTable& t) {
   constexpr auto gpu = DeviceType::cuda;
-  t.set_kernel(OpId::conv2d, gpu, conv2d_kernel);
-  t.set_kernel(OpId::conv2d_bias_activation, gpu, conv2d_bias_activation_kernel);
-  t.set_kernel(OpId::conv2d_backprop_input, gpu, conv2d_backprop_input_kernel);
-  t.set_kernel(OpId::conv2d_backprop_filter, gpu, conv2d_backprop_filter_kernel);
+  t.set_kernel(OpId::conv2d, gpu, conv_kernel<ConvOp::forward>);
+  t.set_kernel(OpId::conv2d_bias_activation, gpu, conv_kernel<ConvOp::forward_bias>);
+  t.set_kernel(OpId::conv2d_backprop_input, gpu, conv_kernel<ConvOp::backward_input>);
+  t.set_kernel(OpId::conv2d_backprop_filter, gpu, conv_kernel<ConvOp::backward_filter>);
+  t.set_prepare(OpId::conv2d, gpu, prepare_conv<ConvOp::forward>);
+  t.set_prepare(OpId::conv2d_bias_activation, gpu, prepare_conv<ConvOp::forward_bias>);
+  t.set_prepare(OpId::conv2d_backprop_input, gpu, prepare_conv<ConvOp::backward_input>);
+  t.set_prepare(OpId::conv2d_backprop_filter, gpu, prepare_conv<ConvOp::backward_filter>);
 }
 
 }  // namespace kiln::cuda
