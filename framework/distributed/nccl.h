@@ -15,7 +15,8 @@ namespace kiln::distributed {
 // CUDA refuses it.
 std::shared_ptr<Communicator> nccl_world(std::shared_ptr<Communicator> bootstrap, int device);
 
-// The NCCL communicators of one process's GPUs, made at once (ncclCommInitAll): rank i on GPU
+// The NCCL communicators of one process's GPUs, made at once (one group of
+// ncclCommInitRankConfig calls, bounded by the first bootstrap's timeout): rank i on GPU
 // devices[i], its host tensors through bootstraps[i] (rank i of a thread_group), each for the
 // thread that computes on that GPU. A build without CUDA refuses them.
 std::vector<std::shared_ptr<Communicator>> nccl_group(

@@ -1,6 +1,6 @@
 // MirroredStrategy on GPUs, a thread per replica in this process: a CPU replica beside one on
 // cuda:0 (their gradients meet in host memory), which the lent one-GPU machines run, and one
-// replica per GPU over NCCL (ncclCommInitAll), which runs wherever cudaGetDeviceCount() >= 2.
+// replica per GPU over NCCL (a communicator each), which runs wherever cudaGetDeviceCount() >= 2.
 // Both end within rounding of one device on the whole global batches. Skips without a GPU.
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The NCCL communicator on the GPUs of this machine: its collectives with one rank (the lent
 // GPU machines have one GPU), and the collective ops reducing CUDA tensors through it. Skips
 // without a GPU (scripts/gpu-test runs it on one). MirroredStrategy's GPUs, a communicator each
-// from ncclCommInitAll: mirrored_gpu_test.cpp.
+// from one group init: mirrored_gpu_test.cpp.
 #include <gtest/gtest.h>
 
 #include "kiln/framework/backends/backend.h"

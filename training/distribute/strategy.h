@@ -89,7 +89,7 @@ class OneDeviceStrategy final : public Strategy {
 // One replica per local device ("cuda:0", "cuda:1"; "cpu" may repeat, a GPU may not), all in this
 // process, as in TensorFlow: replica i is a thread computing on devices[i] with its copy of every
 // variable of the model, the optimizer and the metrics (training/distribute/replica_threads.h).
-// GPUs talk over NCCL (ncclCommInitAll); replicas that include the CPU meet in host memory. One
+// GPUs talk over NCCL (a communicator each); replicas with the CPU meet in host memory. One
 // device: that device alone. Across processes or machines, use MultiWorkerMirroredStrategy.
 class MirroredStrategy final : public Strategy {
  public:

@@ -1,8 +1,15 @@
 // The NCCL communicator (framework/distributed/nccl.h). A collective on CUDA tensors is queued on
 // the communicator's stream behind an event of the compute stream; its ticket is an event on the
-// communicator's stream that wait() makes the compute stream wait for. Nothing blocks the host,
-// so a watchdog thread bounds failures: a collective unfinished after the timeout, or an NCCL
-// error reported asynchronously, aborts the communicator and ends the process naming it.
+// communicator's stream that wait() makes the compute stream wait for. The tensors it reads and
+// writes are recorded with the caching allocator, so memory freed before the collective finished
+// (a tensor dropped on an error path, all_gather's input) is not handed to other work meanwhile.
+//
+// Nothing blocks the host without a bound. The communicators are nonblocking: NCCL's own threads
+// make them and queue their calls, which return ncclInProgress until then, and kiln polls their
+// state for at most the timeout. A rank that died or never started thus ends the making of a
+// communicator with an error instead of a hang. A watchdog thread bounds the rest: a collective
+// unfinished after the timeout, or an NCCL error reported asynchronously, aborts the communicator
+// and ends the process naming it.
 #include <nccl.h>
 #include <unistd.h>
 
@@ -12,14 +19,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <thread>
 #include <vector>
 
 #include "kiln/framework/backends/cuda/cuda_context.h"
+#include "kiln/framework/backends/cuda/record_stream.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/distributed/nccl.h"
+#include "kiln/framework/distributed/poll_until.h"
 
 namespace kiln::distributed {
 namespace {
@@ -33,6 +45,81 @@ using Clock = std::chrono::steady_clock;
                " failed: ", ncclGetErrorString(kiln_nccl_status_), " (", __FILE__, ":", __LINE__, \
                ")");                                                                              \
   } while (0)
+
+double seconds(std::chrono::milliseconds duration) {
+  return static_cast<double>(duration.count()) / 1000.0;
+}
+
+bool failed(ncclResult_t status) {
+  return status != ncclSuccess && status != ncclInProgress;
+}
+
+// Where `comm` stands: ncclInProgress while NCCL's threads finish a call of a nonblocking
+// communicator (making it, queuing a collective, finalizing it), then how that call ended; an
+// error NCCL met later in the communicator's work.
+ncclResult_t async_state(ncclComm_t comm) {
+  ncclResult_t state = ncclSuccess;
+  const ncclResult_t query = ncclCommGetAsyncError(comm, &state);
+  return query == ncclSuccess ? state : query;
+}
+
+// How a call on `comm` that returned `status` ended, waiting for it until `deadline`; nullopt
+// when it was still in progress then.
+std::optional<ncclResult_t> settle(ncclComm_t comm, ncclResult_t status,
+                                   Clock::time_point deadline) {
+  if (status != ncclInProgress) return status;
+  return poll_until(deadline, ncclInProgress, [comm] { return async_state(comm); });
+}
+
+// kiln's communicators do not block: each call returns at once, perhaps ncclInProgress, and kiln
+// waits for it with a bound.
+ncclConfig_t nonblocking_config() {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  return config;
+}
+
+// A communicator NCCL is making, rank `rank` of `size` on GPU `device`: `started` is what the call
+// that started it returned, ncclInProgress (or ncclSuccess) unless it failed at once.
+struct Joining {
+  ncclComm_t comm = nullptr;
+  ncclResult_t started = ncclSuccess;
+  int rank = 0;
+  int size = 0;
+  int device = 0;
+};
+
+// Waits until NCCL has made every communicator of `joining`, at most `timeout`. When one fails,
+// or time runs out first, every one is aborted and the error names the first rank not made.
+void finish_joining(std::span<const Joining> joining, std::chrono::milliseconds timeout) {
+  size_t first_unmade = 0;
+  // An error as soon as one has failed, else ncclInProgress while one is still being made.
+  const auto state = [&] {
+    ncclResult_t all = ncclSuccess;
+    for (size_t i = 0; i < joining.size(); ++i) {
+      const Joining& j = joining[i];
+      const ncclResult_t one = failed(j.started) ? j.started : async_state(j.comm);
+      if (one == ncclSuccess || (one == ncclInProgress && all == ncclInProgress)) continue;
+      first_unmade = i;
+      if (failed(one)) return one;
+      all = ncclInProgress;
+    }
+    return all;
+  };
+  const std::optional<ncclResult_t> outcome =
+      poll_until(Clock::now() + timeout, ncclInProgress, state);
+  if (outcome == ncclSuccess) return;
+  // Aborting one still being made also stops its threads' wait for the other ranks.
+  for (const Joining& j : joining) ncclCommAbort(j.comm);
+  const Joining& j = joining[first_unmade];
+  const std::string which = detail::concat("NCCL's initialisation of rank ", j.rank, " of ", j.size,
+                                           " on cuda:", j.device);
+  if (!outcome)
+    throw Error(detail::concat(which, " did not finish within ", seconds(timeout),
+                               " s: another rank died or did not start"));
+  throw Error(detail::concat(which, " failed: ", ncclGetErrorString(*outcome), " (",
+                             ncclGetLastError(nullptr), ")"));
+}
 
 ncclDataType_t nccl_type(DType dtype, const std::string& what) {
   switch (dtype) {
@@ -70,7 +157,7 @@ ncclRedOp_t nccl_op(ReduceOp op) {
 class NcclCommunicator final : public Communicator {
  public:
   // `comm`: the bootstrap's rank of an NCCL communicator on GPU `device`; `in_group`: one of
-  // the communicators ncclCommInitAll made for this process's GPUs.
+  // the communicators nccl_group made at once for this process's GPUs.
   NcclCommunicator(std::shared_ptr<Communicator> bootstrap, int device, ncclComm_t comm,
                    bool in_group)
       : bootstrap_(std::move(bootstrap)), device_(device), comm_(comm), in_group_(in_group) {
@@ -80,7 +167,8 @@ class NcclCommunicator final : public Communicator {
   }
 
   // The bootstrap's rank of a new NCCL communicator of all its ranks, on GPU `device`: rank 0's
-  // unique id goes to every rank through the bootstrap.
+  // unique id goes to every rank through the bootstrap, and the ranks must all join within the
+  // bootstrap's timeout.
   static ncclComm_t init_rank(Communicator& bootstrap, int device) {
     const cuda::DeviceGuard guard(device);
     ncclUniqueId id{};
@@ -89,9 +177,12 @@ class NcclCommunicator final : public Communicator {
     std::memcpy(bytes.raw_data(), &id, sizeof id);
     bootstrap.broadcast(bytes, 0, "NCCL's unique id");
     std::memcpy(&id, bytes.raw_data(), sizeof id);
-    ncclComm_t comm = nullptr;
-    KILN_NCCL_CHECK(ncclCommInitRank(&comm, bootstrap.size(), id, bootstrap.rank()));
-    return comm;
+    ncclConfig_t config = nonblocking_config();
+    Joining joining{nullptr, ncclSuccess, bootstrap.rank(), bootstrap.size(), device};
+    joining.started =
+        ncclCommInitRankConfig(&joining.comm, joining.size, id, joining.rank, &config);
+    finish_joining({&joining, 1}, bootstrap.timeout());
+    return joining.comm;
   }
 
   ~NcclCommunicator() override { shutdown(); }
@@ -123,12 +214,16 @@ class NcclCommunicator final : public Communicator {
     } else if (!finished) {
       ncclCommAbort(comm_);
     } else if (in_group_) {
-      // Finalizing waits for the other ranks, which this thread would finalize only after: one
-      // process's communicators are destroyed one by one, as NCCL's single-thread example does.
+      // Finalizing completes once the other ranks have finalized too, which this thread does
+      // only after: one process's communicators are destroyed one by one, as NCCL's
+      // single-thread example does.
       ncclCommDestroy(comm_);
     } else {
-      ncclCommFinalize(comm_);
-      ncclCommDestroy(comm_);
+      // Finalizing waits, in NCCL's thread, for the other ranks to finish with this one.
+      if (settle(comm_, ncclCommFinalize(comm_), Clock::now() + timeout()) == ncclSuccess)
+        ncclCommDestroy(comm_);
+      else
+        ncclCommAbort(comm_);
     }
     cudaStreamDestroy(stream_);
   }
@@ -148,9 +243,9 @@ class NcclCommunicator final : public Communicator {
   Ticket start_all_reduce(const Tensor& t, ReduceOp op, std::string what) override {
     if (t.device().is_cpu()) return host(bootstrap_->start_all_reduce(t, op, std::move(what)));
     const ncclDataType_t type = nccl_type(t.dtype(), what);
-    return enqueue(std::move(what), [&] {
-      KILN_NCCL_CHECK(ncclAllReduce(t.raw_data(), t.raw_data(), static_cast<size_t>(t.numel()),
-                                    type, nccl_op(op), comm_, stream_));
+    return enqueue(std::move(what), {t}, [&] {
+      return ncclAllReduce(t.raw_data(), t.raw_data(), static_cast<size_t>(t.numel()), type,
+                           nccl_op(op), comm_, stream_);
     });
   }
 
@@ -176,9 +271,8 @@ class NcclCommunicator final : public Communicator {
 
   void broadcast(const Tensor& t, int root, std::string what) override {
     if (t.device().is_cpu()) return bootstrap_->broadcast(t, root, std::move(what));
-    wait_on_host(enqueue(std::move(what), [&] {
-      KILN_NCCL_CHECK(
-          ncclBroadcast(t.raw_data(), t.raw_data(), t.nbytes(), ncclUint8, root, comm_, stream_));
+    wait_on_host(enqueue(std::move(what), {t}, [&] {
+      return ncclBroadcast(t.raw_data(), t.raw_data(), t.nbytes(), ncclUint8, root, comm_, stream_);
     }));
   }
 
@@ -187,9 +281,8 @@ class NcclCommunicator final : public Communicator {
     std::vector<int64_t> dims{size()};
     for (const int64_t d : t.shape().dims()) dims.push_back(d);
     const Tensor out = Tensor::empty(Shape(dims), t.dtype(), t.device());
-    wait_on_host(enqueue(std::move(what), [&] {
-      KILN_NCCL_CHECK(
-          ncclAllGather(t.raw_data(), out.raw_data(), t.nbytes(), ncclUint8, comm_, stream_));
+    wait_on_host(enqueue(std::move(what), {t, out}, [&] {
+      return ncclAllGather(t.raw_data(), out.raw_data(), t.nbytes(), ncclUint8, comm_, stream_);
     }));
     return out;
   }
@@ -199,7 +292,12 @@ class NcclCommunicator final : public Communicator {
   // The bootstrap's abort ends the process (MPI) or throws to this replica's thread (replicas
   // that are threads of one process).
   [[noreturn]] void abort(const std::string& reason) override {
-    if (!aborted_.exchange(true)) ncclCommAbort(comm_);
+    {
+      // Under the lock, as the watchdog queries comm_ under it until it sees aborted_: a thread
+      // giving up on a collective (queued) aborts beside it.
+      const std::lock_guard lock(mutex_);
+      if (!aborted_.exchange(true)) ncclCommAbort(comm_);
+    }
     bootstrap_->abort(reason);
     _exit(1);  // not reached
   }
@@ -213,23 +311,39 @@ class NcclCommunicator final : public Communicator {
     bool waited = false;  // the compute stream waits for `done`
   };
 
-  // Queues `issue` (NCCL calls on stream_) behind the work queued so far on the compute stream.
+  // Queues `issue` (an NCCL call on stream_, returning its status) behind the work queued so far
+  // on the compute stream; `buffers`, the device tensors it reads or writes, keep their memory
+  // until it has finished.
   template <typename F>
-  Ticket enqueue(std::string what, F&& issue) {
+  Ticket enqueue(std::string what, std::initializer_list<Tensor> buffers, F&& issue) {
     const cuda::DeviceGuard guard(device_);
     cudaEvent_t ready = nullptr;
-    cudaEvent_t done = nullptr;
     KILN_CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     KILN_CUDA_CHECK(cudaEventRecord(ready, cuda::current_stream(device_)));
     KILN_CUDA_CHECK(cudaStreamWaitEvent(stream_, ready, 0));
     KILN_CUDA_CHECK(cudaEventDestroy(ready));
-    issue();
+    queued(issue(), what);
+    for (const Tensor& t : buffers) cuda::record_stream(t, stream_);
+    cudaEvent_t done = nullptr;
+    KILN_CUDA_CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
     KILN_CUDA_CHECK(cudaEventRecord(done, stream_));
     const std::lock_guard lock(mutex_);
     const Ticket ticket = ++issued_;
     tickets_[ticket] = {done, 0, std::move(what), Clock::now(), false};
     return ticket;
+  }
+
+  // Returns once the call that returned `status` is on stream_: NCCL's thread may still be
+  // queuing it (connecting to the other ranks, the first time), and work recorded on the stream
+  // before then would run ahead of it. A failed call throws; one still not queued after the
+  // timeout aborts, as a rank died or stalled.
+  void queued(ncclResult_t status, const std::string& what) {
+    const std::optional<ncclResult_t> outcome = settle(comm_, status, Clock::now() + timeout());
+    if (!outcome)
+      abort(detail::concat("NCCL did not queue ", what, " within ", seconds(timeout()),
+                           " s: another rank died or stalled"));
+    KILN_CHECK(*outcome == ncclSuccess, "NCCL: ", what, " failed: ", ncclGetErrorString(*outcome),
+               " (", ncclGetLastError(comm_), ")");
   }
 
   Ticket host(Ticket host_ticket) {
@@ -256,16 +370,16 @@ class NcclCommunicator final : public Communicator {
   }
 
   // Every 100 ms: finished collectives that were waited for are forgotten; one unfinished past
-  // the timeout, or an error NCCL reports, ends the process.
+  // the timeout, or an error NCCL reports, ends the process. A call NCCL's thread is still
+  // finishing (ncclInProgress) is no error: queued() bounds its wait.
   void watch() {
     // Its CUDA calls go to this rank's GPU (not a context on GPU 0).
     cudaSetDevice(device_);
     std::unique_lock lock(mutex_);
     while (!wake_.wait_for(lock, std::chrono::milliseconds(100),
                            [&] { return stopping_ || aborted_; })) {
-      ncclResult_t async = ncclSuccess;
-      ncclCommGetAsyncError(comm_, &async);
-      if (async != ncclSuccess && async != ncclInProgress) {
+      const ncclResult_t async = async_state(comm_);
+      if (failed(async)) {
         lock.unlock();
         fail(detail::concat("NCCL failed: ", ncclGetErrorString(async)));
       }
@@ -287,7 +401,7 @@ class NcclCommunicator final : public Communicator {
         if (Clock::now() - p.issued > timeout()) {
           const std::string what = p.what;
           lock.unlock();
-          fail(detail::concat(what, " did not finish within ", timeout().count() / 1000.0,
+          fail(detail::concat(what, " did not finish within ", seconds(timeout()),
                               " s: another rank died or stalled"));
         }
         ++it;
@@ -335,12 +449,28 @@ std::vector<std::shared_ptr<Communicator>> nccl_group(
     const std::vector<std::shared_ptr<Communicator>>& bootstraps, const std::vector<int>& devices) {
   KILN_CHECK(bootstraps.size() == devices.size(), "NCCL: ", devices.size(), " GPUs but ",
              bootstraps.size(), " host ranks");
-  std::vector<ncclComm_t> comms(devices.size());
-  KILN_NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
+  KILN_CHECK(!devices.empty(), "NCCL: a group of no GPUs");
+  // One thread makes all the ranks, so their inits are one group: NCCL starts them together at
+  // ncclGroupEnd, each rank's on its GPU, connected by one unique id.
+  ncclUniqueId id{};
+  KILN_NCCL_CHECK(ncclGetUniqueId(&id));
+  ncclConfig_t config = nonblocking_config();
+  std::vector<Joining> joining(devices.size());
+  KILN_NCCL_CHECK(ncclGroupStart());
+  for (size_t i = 0; i < devices.size(); ++i) {
+    Joining& j = joining[i];
+    j = {nullptr, ncclSuccess, static_cast<int>(i), static_cast<int>(devices.size()), devices[i]};
+    const cuda::DeviceGuard guard(j.device);
+    j.started = ncclCommInitRankConfig(&j.comm, j.size, id, j.rank, &config);
+  }
+  const ncclResult_t ended = ncclGroupEnd();
+  for (Joining& j : joining)
+    if (!failed(j.started)) j.started = ended;
+  finish_joining(joining, bootstraps.front()->timeout());
   std::vector<std::shared_ptr<Communicator>> group;
   for (size_t i = 0; i < devices.size(); ++i) {
     auto communicator =
-        std::make_shared<NcclCommunicator>(bootstraps[i], devices[i], comms[i], true);
+        std::make_shared<NcclCommunicator>(bootstraps[i], devices[i], joining[i].comm, true);
     made().push_back(communicator);
     group.push_back(std::move(communicator));
   }
