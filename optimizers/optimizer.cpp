@@ -6,6 +6,7 @@
 #include "kiln/framework/core/log.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/optimizers/trainable_values.h"
 
 namespace kiln::optimizers {
 namespace {
@@ -51,6 +52,9 @@ Optimizer::Optimizer(OptimizerOptions options)
       iterations_(zeros({}, DType::i64), options_.name + "/iteration", /*trainable=*/false),
       learning_rate_(scalar(options_.learning_rate), options_.name + "/learning_rate",
                      /*trainable=*/false) {
+  if (!options_.schedule)
+    check_learning_rate(options_.learning_rate,
+                        detail::concat("optimizer '", options_.name, "': learning_rate"));
   const int clips = int{options_.clipnorm.has_value()} + int{options_.clipvalue.has_value()} +
                     int{options_.global_clipnorm.has_value()};
   KILN_CHECK(clips <= 1, "optimizer '", options_.name,
@@ -152,6 +156,8 @@ void Optimizer::set_learning_rate(double learning_rate) {
   KILN_CHECK(!options_.schedule, "optimizer '", options_.name,
              "': the learning rate follows the schedule ", options_.schedule->class_name(),
              " and cannot be set; give the optimizer a constant learning_rate to set it");
+  check_learning_rate(learning_rate,
+                      detail::concat("optimizer '", options_.name, "': learning_rate"));
   learning_rate_.assign(scalar(learning_rate, DType::f32, learning_rate_.meta().device));
 }
 

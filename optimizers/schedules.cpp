@@ -8,6 +8,7 @@
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/optimizers/trainable_values.h"
 
 namespace kiln::optimizers {
 namespace {
@@ -28,7 +29,7 @@ Tensor floor_nonnegative(const Tensor& x) {
 }
 
 void check_decay_steps(double decay_steps, std::string_view schedule) {
-  KILN_CHECK(decay_steps > 0, schedule, ": decay_steps must be > 0, got ", decay_steps);
+  check_positive(decay_steps, detail::concat(schedule, ": decay_steps"));
 }
 
 using ScheduleFactory = std::function<SchedulePtr(const Config&)>;
@@ -96,7 +97,9 @@ DecayRateSchedule::DecayRateSchedule(double initial_learning_rate, double decay_
       decay_rate_(decay_rate),
       staircase_(staircase),
       name_(std::move(name)) {
+  check_learning_rate(initial_learning_rate, detail::concat(schedule, ": initial_learning_rate"));
   check_decay_steps(decay_steps, schedule);
+  check_non_negative(decay_rate, detail::concat(schedule, ": decay_rate"));
 }
 
 Tensor DecayRateSchedule::operator()(const Tensor& step) const {
@@ -136,9 +139,11 @@ PiecewiseConstantDecay::PiecewiseConstantDecay(std::vector<double> boundaries,
              "PiecewiseConstantDecay: needs one value more than boundaries and at least one "
              "boundary, got ",
              boundaries_.size(), " boundaries and ", values_.size(), " values");
+  for (const double b : boundaries_) check_finite(b, "PiecewiseConstantDecay: a boundary");
   KILN_CHECK(std::is_sorted(boundaries_.begin(), boundaries_.end()),
              "PiecewiseConstantDecay: boundaries must be increasing, got ",
              Config(boundaries_).to_json());
+  for (const double v : values_) check_learning_rate(v, "PiecewiseConstantDecay: a value");
 }
 
 Tensor PiecewiseConstantDecay::operator()(const Tensor& step) const {
@@ -174,8 +179,11 @@ CosineDecay::CosineDecay(double initial_learning_rate, double decay_steps, doubl
       name_(std::move(name)),
       warmup_target_(warmup_target),
       warmup_steps_(warmup_steps) {
+  check_learning_rate(initial_learning_rate, "CosineDecay: initial_learning_rate");
   check_decay_steps(decay_steps, "CosineDecay");
-  KILN_CHECK(warmup_steps >= 0, "CosineDecay: warmup_steps must be >= 0, got ", warmup_steps);
+  check_finite(alpha, "CosineDecay: alpha");
+  if (warmup_target) check_learning_rate(*warmup_target, "CosineDecay: warmup_target");
+  check_non_negative(warmup_steps, "CosineDecay: warmup_steps");
 }
 
 Tensor CosineDecay::operator()(const Tensor& step) const {

@@ -162,6 +162,25 @@ TEST_F(RunErrors, OptimizerSchedulesTakeTheSameForms) {
                 "did you mean 'ExponentialDecay'?"});
 }
 
+// Rates no run can train with are refused before training, naming the optimizer or schedule,
+// the value and where it was given.
+TEST_F(RunErrors, LearningRatesThatCannotTrainAreRefused) {
+  expect_error("learning_rate: 0.001", "learning_rate: .nan",
+               {"run.yaml:8:", "optimizer 'adam': learning_rate must be a finite number, got nan"});
+  expect_error("learning_rate: 0.001", "learning_rate: .inf",
+               {"run.yaml:8:", "learning_rate must be a finite number, got inf"});
+  expect_error("learning_rate: 0.001", "learning_rate: -0.001",
+               {"run.yaml:8:", "learning_rate must be >= 0, got -0.001"});
+  expect_error("learning_rate: 0.001",
+               "learning_rate: {ExponentialDecay: {initial_learning_rate: 0.01, decay_steps: .inf, "
+               "decay_rate: 0.9}}",
+               {"run.yaml:8:", "ExponentialDecay: decay_steps must be a finite number, got inf"});
+  expect_error("learning_rate: 0.001",
+               "learning_rate: {CosineDecay: {initial_learning_rate: 0.01, decay_steps: 10, "
+               "alpha: .nan}}",
+               {"run.yaml:8:", "CosineDecay: alpha must be a finite number, got nan"});
+}
+
 TEST_F(RunErrors, FunctionalGraphReferencesAreChecked) {
   const std::string run = R"(model:
   inputs:
