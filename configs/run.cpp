@@ -272,14 +272,6 @@ std::shared_ptr<Model> model_of(const Config& run, const std::map<std::string, C
   return build_model(spec);
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  saving::write_atomically(path, [&](const std::string& temporary) {
-    std::ofstream out(temporary);
-    out << text;
-    KILN_CHECK(out.good(), "cannot write ", temporary);
-  });
-}
-
 // The first batch's inputs build a model declared without input shapes.
 void build_from_data(Model& model, const datasets::Dataset& data) {
   if (model.built()) return;
@@ -349,7 +341,8 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   // run, training/callbacks/callback.h).
   if (result.chief) {
     fs::create_directories(result.output_dir);
-    write_text((fs::path(result.output_dir) / "config.yaml").string(), to_yaml(resolved));
+    saving::write_text_atomically((fs::path(result.output_dir) / "config.yaml").string(),
+                                  to_yaml(resolved));
   }
   const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();
 
@@ -358,14 +351,15 @@ TrainResult train(const Config& run, const TrainOptions& options) {
       run.find("callbacks") ? run["callbacks"] : Config(), result.output_dir, run_config);
   if (CallbackPtr c = checkpoint_callback(run, result.output_dir, run_config))
     callbacks.push_back(c);
-  callbacks.push_back(std::make_shared<CSVLogger>(
-      (fs::path(result.output_dir) / "log.csv").string(), ',', options.resume));
+  const std::string log_csv = (fs::path(result.output_dir) / "log.csv").string();
+  // Before the CSVLogger, which then appends to the log it left.
   if (options.resume || !options.resume_from.empty()) {
     const std::string from = options.resume_from.empty() ? latest : options.resume_from;
     KILN_CHECK(fs::exists(from), "--resume: no checkpoint at ", from,
                options.resume_from.empty() ? " (has this run trained an epoch yet?)" : "");
-    callbacks.push_back(std::make_shared<ResumeFrom>(from));
+    callbacks.push_back(std::make_shared<ResumeFrom>(from, log_csv));
   }
+  callbacks.push_back(std::make_shared<CSVLogger>(log_csv, ',', options.resume));
   result.tensorboard_dirs = tensorboard_dirs(callbacks);
   auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, run_config);
   callbacks.push_back(latest_checkpoint);

@@ -1,6 +1,7 @@
 #include "kiln/configs/run_callbacks.h"
 
 #include "kiln/framework/core/log.h"
+#include "kiln/training/callbacks/csv_logger.h"
 #include "kiln/training/model/model.h"
 #include "kiln/training/saving/checkpoint.h"
 
@@ -32,6 +33,7 @@ void ResumeFrom::on_train_begin(const Logs&) {
   log(LogLevel::info, "resuming from ", path_, " at epoch ", state.epoch + 1, ", batch ",
       state.step);
   model().resume_fit_at(state.epoch, state.step);
+  if (model().is_chief()) drop_csv_rows_from(log_csv_, state.epoch);
 }
 
 }  // namespace kiln::configs

@@ -30,15 +30,19 @@ class LatestCheckpoint : public Callback {
   bool interrupted_ = false;
 };
 
-// Restores a checkpoint when fit starts and continues at the epoch and batch it records.
+// Restores a checkpoint when fit starts and continues at the epoch and batch it records; the
+// run's log (`log_csv`, before its CSVLogger opens it) loses the rows of the epochs trained
+// again, so each epoch has one row.
 class ResumeFrom : public Callback {
  public:
-  explicit ResumeFrom(std::string path) : path_(std::move(path)) {}
+  ResumeFrom(std::string path, std::string log_csv)
+      : path_(std::move(path)), log_csv_(std::move(log_csv)) {}
   void on_train_begin(const Logs&) override;
   bool reads_train_batch_logs() const override { return false; }
 
  private:
   std::string path_;
+  std::string log_csv_;
 };
 
 }  // namespace kiln::configs

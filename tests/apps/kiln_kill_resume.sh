@@ -30,5 +30,8 @@ echo "killed; resuming from $newest"
   > "$dir/resumed.log" 2>&1 || { cat "$dir/resumed.log"; fail "the resumed run failed"; }
 
 same_checkpoint_state "$dir"
+# One log row per epoch, as the uninterrupted run's.
+[[ $(cut -d, -f1 "$dir/killed/log.csv") == $(cut -d, -f1 "$dir/whole/log.csv") ]] ||
+  fail "log.csv's epochs differ from the uninterrupted run's: $(cut -d, -f1 "$dir/killed/log.csv" | tr '\n' ' ')"
 rm -rf "$dir"
 echo PASS

@@ -1,5 +1,6 @@
 #pragma once
-// keras.callbacks.CSVLogger: one CSV row per epoch ("epoch" then the logs' keys, sorted).
+// keras.callbacks.CSVLogger: one CSV row per epoch ("epoch" then the logs' keys, sorted). A row
+// that cannot be written (a full disk) is an error.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -7,6 +8,11 @@
 #include "kiln/training/callbacks/callback.h"
 
 namespace kiln {
+
+// Rewrites a CSVLogger's file (atomically) without the rows of epochs from `epoch` on: a run
+// resumed from the checkpoint of `epoch` epochs logs those again, and a run killed between an
+// epoch's row and its checkpoint had already written one. No file: nothing to do.
+void drop_csv_rows_from(const std::string& path, int epoch, char separator = ',');
 
 class CSVLogger : public Callback {
  public:

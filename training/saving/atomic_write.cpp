@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include "kiln/framework/core/error.h"
 
@@ -49,6 +50,15 @@ void write_atomically(const std::string& path,
     throw Error(detail::concat("cannot move the new ", path, " into place: ", renamed.message()));
   }
   fsync_path(directory.string(), O_RDONLY | O_DIRECTORY);
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  write_atomically(path, [&](const std::string& temporary) {
+    std::ofstream out(temporary);
+    out << text;
+    out.close();  // its buffer reaches the file here, where a full disk shows
+    KILN_CHECK(!out.fail(), "cannot write ", temporary, ": ", std::strerror(errno));
+  });
 }
 
 }  // namespace kiln::saving

@@ -12,4 +12,8 @@ namespace kiln::saving {
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string& temporary_path)>& write);
 
+// `text` as the whole of `path`, written atomically; a write that fails (a full disk) throws
+// naming the file and the system's reason, and leaves `path` as it was.
+void write_text_atomically(const std::string& path, const std::string& text);
+
 }  // namespace kiln::saving

@@ -178,6 +178,36 @@ TEST(Callbacks, LearningRateReachesHistoryAndLaterCallbacks) {
   std::filesystem::remove(path);
 }
 
+// A full disk (/dev/full) ends the run with an error naming the file and the OS's reason, instead
+// of a log that silently lacks epochs.
+TEST(Callbacks, CsvLoggerReportsARowThatCannotBeWritten) {
+  CSVLogger logger("/dev/full");
+  logger.on_train_begin({});
+  try {
+    end_epoch(logger, 0, {{"loss", 0.5}});
+    ADD_FAILURE() << "expected a kiln::Error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), testing::HasSubstr("CSVLogger: cannot write '/dev/full': No space left "
+                                             "on device"));
+  }
+}
+
+// A run resumed from the checkpoint of 2 epochs trains epoch 2 again; a run killed after logging
+// epoch 2 but before its checkpoint had already written that row.
+TEST(Callbacks, ResumingDropsTheRowsOfTheEpochsTrainedAgain) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "kiln_resumed_log_test.csv").string();
+  std::ofstream(path) << "epoch,loss\n0,0.9\n1,0.5\n2,0.4\n";
+  drop_csv_rows_from(path, 2);
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "epoch,loss\n0,0.9\n1,0.5\n");
+  std::filesystem::remove(path);
+  drop_csv_rows_from(path, 2);  // no log yet: nothing to do
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
 TEST(Callbacks, TerminateOnNaNStopsTraining) {
   auto model = regression_model();
   TerminateOnNaN terminate;
