@@ -9,8 +9,10 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <unordered_set>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/limits.h"
 
 namespace kiln::configs {
 namespace {
@@ -81,7 +83,23 @@ const std::string& utf8_scalar(const YAML::Node& node, const std::string& name) 
   return text;
 }
 
-Config convert(const YAML::Node& node, const std::string& name) {
+// Bounds on what a document may expand to. yaml-cpp shares an anchored node among its aliases,
+// but a Config copies it wherever it is used: ten lines of nested aliases can name a billion
+// values ("billion laughs"). No run file comes near either bound; the environment raises them.
+struct Expansion {
+  std::string name;
+  int64_t max_values = limit_from_environment("KILN_YAML_MAX_VALUES", 1'000'000);
+  int64_t max_depth = limit_from_environment("KILN_YAML_MAX_DEPTH", 200);
+  int64_t values = 0;
+};
+
+Config convert(const YAML::Node& node, Expansion& e, int64_t depth = 0) {
+  const std::string& name = e.name;
+  KILN_CHECK(++e.values <= e.max_values, origin_of(name, node.Mark()), ": the document expands to ",
+             "more than ", e.max_values, " values (an alias copies its anchor's value wherever ",
+             "it is used); set KILN_YAML_MAX_VALUES to allow more");
+  KILN_CHECK(depth <= e.max_depth, origin_of(name, node.Mark()), ": nested more than ", e.max_depth,
+             " levels deep; set KILN_YAML_MAX_DEPTH to allow more");
   Config out;
   switch (node.Type()) {
     case YAML::NodeType::Undefined:
@@ -93,27 +111,35 @@ Config convert(const YAML::Node& node, const std::string& name) {
       break;
     case YAML::NodeType::Sequence:
       out = Config::list();
-      for (const YAML::Node& item : node) out.push_back(convert(item, name));
+      for (const YAML::Node& item : node) out.push_back(convert(item, e, depth + 1));
       break;
-    case YAML::NodeType::Map:
+    case YAML::NodeType::Map: {
       out = Config::map();
+      // Keys seen so far, by hash: a map of many keys converts in linear time.
+      std::unordered_set<std::string> keys;
       for (const auto& kv : node) {
         KILN_CHECK(kv.first.IsScalar(), origin_of(name, kv.first.Mark()),
                    ": map keys must be plain names");
-        const std::string key = utf8_scalar(kv.first, name);
-        KILN_CHECK(!out.contains(key), origin_of(name, kv.first.Mark()), ": duplicate key '", key,
-                   "'");
-        Config value = convert(kv.second, name);
+        const std::string& key = utf8_scalar(kv.first, name);
+        KILN_CHECK(keys.insert(key).second, origin_of(name, kv.first.Mark()), ": duplicate key '",
+                   key, "'");
+        Config value = convert(kv.second, e, depth + 1);
         // A null value has no mark of its own: point at its key.
         if (value.origin().empty())
           value.set_origin(
               origin_of(name, kv.second.IsNull() ? kv.first.Mark() : kv.second.Mark()));
-        out.set(key, std::move(value));
+        out.as_map().emplace_back(key, std::move(value));
       }
       break;
+    }
   }
   if (node.IsDefined()) out.set_origin(origin_of(name, node.Mark()));
   return out;
+}
+
+Config convert(const YAML::Node& node, const std::string& name) {
+  Expansion e{name};
+  return convert(node, e);
 }
 
 // `over` merged onto `base`: maps key by key, anything else replaced.

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <unordered_map>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/limits.h"
 #include "kiln/framework/core/suggest.h"
 
 namespace kiln {
@@ -350,9 +352,12 @@ void write_json(std::string& out, const Config& c, int indent, int depth) {
   }
 }
 
+// Nesting deeper than any config needs is refused before it exhausts the stack (the parser
+// recurses once per level); the environment raises the bound.
 class JsonParser {
  public:
-  explicit JsonParser(std::string_view text) : s_(text) {}
+  explicit JsonParser(std::string_view text)
+      : s_(text), max_depth_(limit_from_environment("KILN_JSON_MAX_DEPTH", 512)) {}
 
   Config parse_document() {
     Config c = parse_value();
@@ -385,8 +390,15 @@ class JsonParser {
     skip_space();
     if (pos_ >= s_.size()) fail("unexpected end");
     const char c = s_[pos_];
-    if (c == '{') return parse_map();
-    if (c == '[') return parse_list();
+    if (c == '{' || c == '[') {
+      if (depth_ == max_depth_)
+        fail(detail::concat("nested more than ", max_depth_,
+                            " levels deep; set KILN_JSON_MAX_DEPTH to allow more"));
+      ++depth_;
+      Config nested = c == '{' ? parse_map() : parse_list();
+      --depth_;
+      return nested;
+    }
     if (c == '"') return Config(parse_string());
     if (consume("null")) return {};
     if (consume("true")) return Config(true);
@@ -496,13 +508,21 @@ class JsonParser {
   Config parse_map() {
     expect('{');
     Config out = Config::map();
+    Config::Map& entries = out.as_map();
+    // Keys seen so far, by hash, so a map of many keys parses in linear time; a repeated key
+    // takes the later value, as JavaScript's and Python's parsers do.
+    std::unordered_map<std::string, size_t> seen;
     skip_space();
     if (consume("}")) return out;
     while (true) {
       skip_space();
       std::string key = parse_string();
       expect(':');
-      out.set(key, parse_value());
+      Config value = parse_value();
+      if (const auto [it, added] = seen.try_emplace(key, entries.size()); added)
+        entries.emplace_back(std::move(key), std::move(value));
+      else
+        entries[it->second].second = std::move(value);
       skip_space();
       if (consume("}")) return out;
       expect(',');
@@ -511,6 +531,8 @@ class JsonParser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int64_t max_depth_;
+  int64_t depth_ = 0;
 };
 
 }  // namespace

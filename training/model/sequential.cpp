@@ -36,8 +36,14 @@ void Sequential::add(const layers::LayerRef& ref) {
     input_declared_ = true;
   }
   layers_.push_back(layer);
-  set_sublayers(layers_);
-  if (input_spec_) build_symbolically();
+  track(layer);
+  if (!input_spec_) return;
+  // Only the new layer is built when the others are: adding n layers one by one stays linear.
+  const bool others_built = output_specs_.size() + 1 == layers_.size() &&
+                            (layers_.size() == 1 || layers_[layers_.size() - 2]->built());
+  if (!others_built) return build_symbolically();
+  extend_symbolically(*layer);
+  build_from({input_spec_->shape});
 }
 
 void Sequential::pop() {
@@ -61,15 +67,17 @@ std::string Sequential::input_name(size_t) const {
 }
 
 void Sequential::build_symbolically() {
-  std::vector<TensorMeta> specs{*input_spec_};
   output_specs_.clear();
-  for (const LayerPtr& layer : layers_) {
-    specs = layer->compute_output_spec(specs);
-    KILN_CHECK(specs.size() == 1, "Sequential '", name(), "': layer '", layer->name(), "' has ",
-               specs.size(), " outputs; Sequential layers must have one");
-    output_specs_.push_back(specs[0]);
-  }
+  for (const LayerPtr& layer : layers_) extend_symbolically(*layer);
   build_from({input_spec_->shape});
+}
+
+void Sequential::extend_symbolically(layers::Layer& layer) {
+  const std::vector<TensorMeta> specs =
+      layer.compute_output_spec({output_specs_.empty() ? *input_spec_ : output_specs_.back()});
+  KILN_CHECK(specs.size() == 1, "Sequential '", name(), "': layer '", layer.name(), "' has ",
+             specs.size(), " outputs; Sequential layers must have one");
+  output_specs_.push_back(specs[0]);
 }
 
 void Sequential::build(const std::vector<Shape>& input_shapes) {

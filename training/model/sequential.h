@@ -42,6 +42,8 @@ class Sequential : public Model {
  private:
   // Runs the layers symbolically from the input spec, building them and recording shapes.
   void build_symbolically();
+  // The output spec of `layer`, added last, from the one before it (building the layer).
+  void extend_symbolically(layers::Layer& layer);
 
   std::vector<layers::LayerPtr> layers_;
   layers::LayerPtr input_layer_;  // the Input given first, if any (its config leads "layers")

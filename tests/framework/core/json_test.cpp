@@ -28,5 +28,35 @@ TEST(Json, AMalformedUnicodeEscapeIsAnErrorNamingItsOffset) {
   }
 }
 
+// A document nested deeper than any config (a .keras file's config.json of 100k '[') is an error
+// at its offset, not a stack overflow.
+TEST(Json, DeepNestingIsAnErrorNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    Config::from_json(deep);
+    ADD_FAILURE() << "accepted 100000 levels";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("JSON at offset 512: nested more than 512 levels "
+                                               "deep; set KILN_JSON_MAX_DEPTH to allow more"));
+  }
+  EXPECT_NO_THROW(Config::from_json(std::string(512, '[') + std::string(512, ']')));
+}
+
+TEST(Json, AMapOfManyKeysKeepsItsOrderAndARepeatedKeyTakesTheLaterValue) {
+  std::string text = "{";
+  for (int i = 0; i < 100000; ++i)
+    text.append("\"k")
+        .append(std::to_string(i))
+        .append("\": ")
+        .append(std::to_string(i))
+        .append(",");
+  text += "\"k5\": -1}";
+  const Config c = Config::from_json(text);
+  ASSERT_EQ(c.size(), 100000u);
+  EXPECT_EQ(c.as_map()[99999].first, "k99999");
+  EXPECT_EQ(c["k5"].as_int(), -1);
+  EXPECT_EQ(c.as_map()[5].first, "k5");
+}
+
 }  // namespace
 }  // namespace kiln
