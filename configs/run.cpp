@@ -40,8 +40,9 @@ struct Training {
   int64_t steps_per_execution = 1;
   bool run_eagerly = false;
   StepShapes step_shapes = StepShapes::model_inputs;
-  std::string device;                // distribute's, for compile ("": compile chooses)
-  distribute::StrategyPtr strategy;  // a data-parallel strategy, or null
+  bool allow_nonfinite_loss = false;  // a run ending with a NaN loss still succeeds
+  std::string device;                 // distribute's, for compile ("": compile chooses)
+  distribute::StrategyPtr strategy;   // a data-parallel strategy, or null
 };
 
 // The device a distribute entry names: refused at its line where this build or machine lacks it;
@@ -104,7 +105,8 @@ Training training_of(const Config& run) {
   read_distribute(run, t);
   const Config* c = run.find("training");
   if (c == nullptr || c->is_null()) return t;
-  c->check_keys({"epochs", "seed", "steps_per_execution", "run_eagerly", "step_shapes"},
+  c->check_keys({"epochs", "seed", "steps_per_execution", "run_eagerly", "step_shapes",
+                 "allow_nonfinite_loss"},
                 "training");
   t.epochs = static_cast<int>(c->get_int("epochs", 1));
   KILN_CHECK(t.epochs >= 1, (*c)["epochs"].where(), "epochs must be at least 1");
@@ -113,6 +115,7 @@ Training training_of(const Config& run) {
   KILN_CHECK(t.steps_per_execution >= 1, (*c)["steps_per_execution"].where(),
              "steps_per_execution must be at least 1");
   t.run_eagerly = c->get_bool("run_eagerly", false);
+  t.allow_nonfinite_loss = c->get_bool("allow_nonfinite_loss", false);
   const std::string shapes = c->get_string("step_shapes", "model_inputs");
   if (shapes == "exact")
     t.step_shapes = StepShapes::exact;
@@ -284,6 +287,18 @@ const std::vector<std::string> kSections{"model",      "data",       "loss",    
                                          "metrics",    "callbacks",  "training", "precision",
                                          "distribute", "checkpoint", "output"};
 
+// A run whose last epoch ended with a NaN or infinite loss trained nothing usable: it fails
+// (its checkpoints stay for inspection) rather than report success, unless the run accepts it.
+void check_final_loss(const History& history) {
+  const auto loss = history.history.find("loss");
+  if (loss == history.history.end() || loss->second.empty()) return;
+  KILN_CHECK(std::isfinite(loss->second.back()), "training ended with a loss of ",
+             loss->second.back(), " in epoch ", history.epoch.back() + 1,
+             ": the weights are not usable. Lower optimizer.learning_rate or clip the gradients "
+             "(clipnorm), add the TerminateOnNaN callback to stop at the first such batch, or set "
+             "training.allow_nonfinite_loss: true to accept it");
+}
+
 }  // namespace
 
 Config load_run(const std::string& file, const std::vector<std::string>& overrides) {
@@ -364,15 +379,17 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   auto latest_checkpoint = std::make_shared<LatestCheckpoint>(latest, run_config);
   callbacks.push_back(latest_checkpoint);
 
+  History history;
   {
     const StopOnInterrupt stop_on_interrupt;
-    model->fit(data.train, {.epochs = t.epochs,
-                            .verbose = options.verbose,
-                            .callbacks = callbacks,
-                            .validation_dataset = data.validation});
+    history = model->fit(data.train, {.epochs = t.epochs,
+                                      .verbose = options.verbose,
+                                      .callbacks = callbacks,
+                                      .validation_dataset = data.validation});
   }
   result.interrupted = latest_checkpoint->interrupted();
   if (result.interrupted) return result;
+  if (!t.allow_nonfinite_loss) check_final_loss(history);
   if (data.test) result.test_scores = model->evaluate(*data.test, {.verbose = 0});
   result.saved_model = saved_model;
   if (result.chief && !result.saved_model.empty()) model->save(result.saved_model);

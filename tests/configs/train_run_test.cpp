@@ -58,6 +58,30 @@ TEST(TrainRun, CheckpointsReproduceTheTestScores) {
   std::filesystem::remove_all(dir);
 }
 
+// A run that diverges (an absurd learning rate) ends with an error, not a success with NaN
+// weights, unless the run accepts it.
+TEST(TrainRun, ANonFiniteFinalLossFailsTheRun) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kiln_diverges_" + std::to_string(getpid()));
+  const std::vector<std::string> diverging = {"data.limit=600", "training.epochs=1",
+                                              "output.dir=" + dir.string(),
+                                              "optimizer={SGD: {learning_rate: 1e35}}"};
+  const std::string file = std::string(KILN_SOURCE_DIR) + "/configs/fashion_mnist_mlp.yaml";
+  try {
+    train(load_run(file, diverging), {.verbose = 0});
+    ADD_FAILURE() << "a run with a non-finite loss succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("training ended with a loss of"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("training.allow_nonfinite_loss: true"), std::string::npos);
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir / "latest.checkpoint.h5"));  // kept for inspection
+  std::vector<std::string> accepted = diverging;
+  accepted.push_back("training.allow_nonfinite_loss=true");
+  EXPECT_FALSE(train(load_run(file, accepted), {.verbose = 0}).interrupted);
+  std::filesystem::remove_all(dir);
+}
+
 // A run whose data does not fit its model is refused before its directory is touched: the files
 // of the run that trained there before stay as they were, and the corrected run trains.
 TEST(TrainRun, DataThatDoesNotFitTheModelLeavesTheRunDirectoryAlone) {
