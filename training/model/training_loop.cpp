@@ -118,6 +118,20 @@ int64_t steps_of(const datasets::Dataset& d) {
   return n >= 0 ? n : -1;
 }
 
+// Where a checkpoint (kiln train --resume, BackupAndRestore) resumes this fit: after `epoch`
+// epochs and `step` batches of the next, with the optimizer `iterations` steps in. A point past
+// the run's epochs or past the end of an epoch (`steps` batches; -1 unknown) would skip batches
+// silently, and negative iterations would train with a broken bias correction: refused.
+void check_resume_point(int epoch, int64_t step, int epochs, int64_t steps, int64_t iterations) {
+  KILN_CHECK(epoch < epochs || (epoch == epochs && step == 0), "fit: the checkpoint resumes at ",
+             "epoch ", epoch + 1, ", past the ", epochs, " this run trains");
+  KILN_CHECK(steps < 0 || step < steps, "fit: the checkpoint resumes at batch ", step + 1,
+             " of epoch ", epoch + 1, ", but an epoch here has ", steps,
+             " batches (another batch size or data limit than the run that wrote it?)");
+  KILN_CHECK(iterations >= 0, "fit: the checkpoint's optimizer has taken ", iterations,
+             " steps, which is not a count");
+}
+
 // The logs of one evaluation pass over `data` (metrics reset first); `call` names it in errors.
 Logs run_test(Model& model, const datasets::Dataset& data, const CallbackList& callbacks,
               int64_t max_steps, std::string_view call) {
@@ -279,6 +293,9 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
                     "fit (validation_data)");
   resume_point_.reset();
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
+  if (resume_point_)
+    check_resume_point(resume_point_->first, resume_point_->second, options.epochs, steps,
+                       t.optimizer().iterations().value().item<int64_t>());
   const auto [first_epoch, skip] = resume_point_.value_or(std::pair{options.initial_epoch, 0});
   resume_point_.reset();
   Logs epoch_logs;

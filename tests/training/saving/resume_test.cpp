@@ -175,5 +175,46 @@ TEST(Checkpoint, LoadingChecksTheOptimizerBeforeAssigningAnything) {
   std::filesystem::remove(path);
 }
 
+// Resumes the fit it joins at a given point, as a checkpoint restored in on_train_begin does.
+class ResumeAt : public Callback {
+ public:
+  ResumeAt(int epoch, int64_t step, int64_t iterations = 0)
+      : epoch_(epoch), step_(step), iterations_(iterations) {}
+  void on_train_begin(const Logs&) override {
+    model().trainer().optimizer().iterations().assign(scalar(iterations_, DType::i64));
+    model().resume_fit_at(epoch_, step_);
+  }
+
+ private:
+  int epoch_;
+  int64_t step_, iterations_;
+};
+
+// A checkpoint that does not fit the run resuming from it is refused, naming the value: it would
+// otherwise skip an epoch's batches without a word, or train with a broken optimizer state.
+TEST(Checkpoint, AResumePointThatDoesNotFitTheRunIsRefused) {
+  const auto error_resuming_at = [](int epoch, int64_t step, int64_t iterations) {
+    Sequential model = make_model();
+    try {
+      model.fit(make_data(), {.epochs = 2,
+                              .verbose = 0,
+                              .callbacks = {std::make_shared<ResumeAt>(epoch, step, iterations)}});
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(error_resuming_at(3, 0, 39),
+            "fit: the checkpoint resumes at epoch 4, past the 2 this "
+            "run trains");
+  EXPECT_EQ(error_resuming_at(1, 13, 26),
+            "fit: the checkpoint resumes at batch 14 of epoch 2, but an epoch here has 13 batches "
+            "(another batch size or data limit than the run that wrote it?)");
+  EXPECT_EQ(error_resuming_at(1, 2, -5),
+            "fit: the checkpoint's optimizer has taken -5 steps, which is not a count");
+  EXPECT_EQ(error_resuming_at(1, 12, 25), "(no error)");  // the last batch of epoch 2
+  EXPECT_EQ(error_resuming_at(2, 0, 26), "(no error)");   // a finished run: nothing to train
+}
+
 }  // namespace
 }  // namespace kiln
