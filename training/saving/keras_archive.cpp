@@ -3,8 +3,11 @@
 #include <zip.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/limits.h"
 #include "kiln/training/saving/atomic_write.h"
 
 namespace kiln::saving {
@@ -34,16 +37,40 @@ Archive open_archive(const std::string& path, int flags) {
   return archive;
 }
 
-std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& where) {
-  zip_stat_t stat;
-  KILN_CHECK(zip_stat_index(archive, index, 0, &stat) == 0, where, ": ", zip_strerror(archive));
+// The most an entry may hold uncompressed: a zip declares its entries' sizes, and a small file
+// can declare (or deflate to) gigabytes. JSON entries (config.json, metadata.json) are small in
+// any real model; the weights may be large. The environment raises either bound.
+struct EntryLimit {
+  int64_t bytes;
+  const char* variable;
+};
+
+EntryLimit limit_for(const std::string& name) {
+  if (name.ends_with(".json"))
+    return {limit_from_environment("KILN_JSON_MAX_BYTES", int64_t{64} << 20),
+            "KILN_JSON_MAX_BYTES"};
+  return {limit_from_environment("KILN_ZIP_MAX_ENTRY_BYTES", int64_t{64} << 30),
+          "KILN_ZIP_MAX_ENTRY_BYTES"};
+}
+
+// Read in chunks as the bytes arrive, never by the size the entry declares: nothing is allocated
+// for bytes that are not there, and a bomb stops at the limit. (libzip 1.7 also corrupts single
+// reads over 4 GiB.)
+std::string read_entry(zip_t* archive, zip_uint64_t index, const std::string& name,
+                       const std::string& where) {
+  const EntryLimit limit = limit_for(name);
   const std::unique_ptr<zip_file_t, FileCloser> file(zip_fopen_index(archive, index, 0));
   KILN_CHECK(file != nullptr, where, ": ", zip_strerror(archive));
-  std::string bytes(stat.size, '\0');
-  const zip_int64_t got = zip_fread(file.get(), bytes.data(), stat.size);
-  KILN_CHECK(got == static_cast<zip_int64_t>(stat.size), where,
-             ": truncated or corrupt entry: ", zip_file_strerror(file.get()));
-  return bytes;
+  std::string bytes;
+  std::vector<char> chunk(size_t{1} << 20);
+  while (true) {
+    const zip_int64_t got = zip_fread(file.get(), chunk.data(), chunk.size());
+    KILN_CHECK(got >= 0, where, ": truncated or corrupt entry: ", zip_file_strerror(file.get()));
+    if (got == 0) return bytes;
+    KILN_CHECK(static_cast<int64_t>(bytes.size()) + got <= limit.bytes, where, ": more than ",
+               limit.bytes, " bytes uncompressed; set ", limit.variable, " to allow more");
+    bytes.append(chunk.data(), static_cast<size_t>(got));
+  }
 }
 
 }  // namespace
@@ -85,7 +112,8 @@ std::vector<ArchiveEntry> read_zip_archive(const std::string& path) {
     const auto index = static_cast<zip_uint64_t>(i);
     const char* name = zip_get_name(archive.get(), index, ZIP_FL_ENC_GUESS);
     KILN_CHECK(name != nullptr, path, ": entry ", i, ": ", zip_strerror(archive.get()));
-    entries.push_back({name, read_entry(archive.get(), index, path + ":" + std::string(name))});
+    entries.push_back(
+        {name, read_entry(archive.get(), index, name, path + ":" + std::string(name))});
   }
   return entries;
 }

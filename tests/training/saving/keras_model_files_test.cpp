@@ -281,6 +281,23 @@ TEST(KerasModelFile, BadFilesAreRefusedNamingThem) {
   expect_error([&] { kiln_sequential()->save(temp_path("m.h5")); }, {"m.h5", ".keras"});
 }
 
+// An entry is read in chunks up to a bound, never by the size it declares: a config.json larger
+// than any model's (a zip bomb's 5 GB) is refused at the bound, which the environment raises.
+TEST(KerasModelFile, AnEntryLargerThanItsBoundIsRefused) {
+  std::vector<ArchiveEntry> entries = read_zip_archive(kModels + "cnn.keras");
+  for (ArchiveEntry& entry : entries)
+    if (entry.name == "config.json") entry.bytes += std::string(size_t{2} << 20, ' ');
+  const std::string path = temp_path("padded.keras");
+  write_zip_archive(path, entries);
+  setenv("KILN_JSON_MAX_BYTES", "1048576", 1);
+  expect_error([&] { load_model(path); },
+               {path + ":config.json: more than 1048576 bytes uncompressed; set "
+                       "KILN_JSON_MAX_BYTES to allow more"});
+  unsetenv("KILN_JSON_MAX_BYTES");
+  layers::reset_names();
+  EXPECT_NO_THROW(load_model(path));  // 2 MiB is well within the default bound
+}
+
 TEST(KerasModelFile, ARefusedSaveLeavesTheEarlierFileWhole) {
   layers::reset_names();
   std::shared_ptr<Model> model = kiln_sequential();
