@@ -356,7 +356,7 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   // run, training/callbacks/callback.h).
   if (result.chief) {
     fs::create_directories(result.output_dir);
-    saving::write_text_atomically((fs::path(result.output_dir) / "config.yaml").string(),
+    saving::write_file_atomically((fs::path(result.output_dir) / "config.yaml").string(),
                                   to_yaml(resolved));
   }
   const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();

@@ -26,7 +26,7 @@ void drop_csv_rows_from(const std::string& path, int epoch, char separator) {
     if (header || error != std::errc() || row_epoch < epoch) kept += line + '\n';
   }
   in.close();
-  saving::write_text_atomically(path, kept);
+  saving::write_file_atomically(path, kept);
 }
 
 CSVLogger::~CSVLogger() {

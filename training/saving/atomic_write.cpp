@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "kiln/framework/core/error.h"
 
@@ -52,12 +51,22 @@ void write_atomically(const std::string& path,
   fsync_path(directory.string(), O_RDONLY | O_DIRECTORY);
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
+void write_file_atomically(const std::string& path, std::string_view bytes) {
   write_atomically(path, [&](const std::string& temporary) {
-    std::ofstream out(temporary);
-    out << text;
-    out.close();  // its buffer reaches the file here, where a full disk shows
-    KILN_CHECK(!out.fail(), "cannot write ", temporary, ": ", std::strerror(errno));
+    const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    KILN_CHECK(fd >= 0, "cannot create ", temporary, ": ", std::strerror(errno));
+    size_t written = 0;
+    while (written < bytes.size()) {
+      const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int saved = errno;
+        ::close(fd);
+        throw Error(detail::concat("cannot write ", temporary, ": ", std::strerror(saved)));
+      }
+      written += static_cast<size_t>(n);
+    }
+    KILN_CHECK(::close(fd) == 0, "cannot write ", temporary, ": ", std::strerror(errno));
   });
 }
 

@@ -4,6 +4,7 @@
 // renamed over it, and the directory is fsynced so the rename itself survives a power cut.
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace kiln::saving {
 
@@ -12,8 +13,8 @@ namespace kiln::saving {
 void write_atomically(const std::string& path,
                       const std::function<void(const std::string& temporary_path)>& write);
 
-// `text` as the whole of `path`, written atomically; a write that fails (a full disk) throws
+// `bytes` as the whole of `path`, written atomically; a write that fails (a full disk) throws
 // naming the file and the system's reason, and leaves `path` as it was.
-void write_text_atomically(const std::string& path, const std::string& text);
+void write_file_atomically(const std::string& path, std::string_view bytes);
 
 }  // namespace kiln::saving

@@ -53,18 +53,20 @@ void save_checkpoint(const CheckpointContents& contents, const std::string& path
   groups.push_back(contents.optimizer);
   groups.push_back(random_group(contents));
   const random::Generator& gen = random::default_generator();
-  write_atomically(path, [&](const std::string& temporary) {
-    H5Group root = H5File::create(temporary).root();
-    write_groups(root, groups);
-    H5Group kiln = root.group(kKiln);
-    kiln.write("epoch", scalar(state.epoch, DType::i64, Device::cpu()));
-    kiln.write("step", scalar(static_cast<double>(state.step), DType::i64, Device::cpu()));
-    kiln.write("generator", from_vector<int64_t>({static_cast<int64_t>(gen.seed()),
-                                                  static_cast<int64_t>(gen.draws())},
-                                                 Shape({2}), DType::i64, Device::cpu()));
-    kiln.set_attr("model_config", contents.model_config);
-    kiln.set_attr("run_config", run_config);
-  });
+  // Built in memory and written with checked system calls: a full disk is a clean error, where
+  // HDF5 failing to write a file of its own left it open, to crash the process at exit.
+  const H5File file = H5File::create_in_memory(path);
+  H5Group root = file.root();
+  write_groups(root, groups);
+  H5Group kiln = root.group(kKiln);
+  kiln.write("epoch", scalar(state.epoch, DType::i64, Device::cpu()));
+  kiln.write("step", scalar(static_cast<double>(state.step), DType::i64, Device::cpu()));
+  kiln.write("generator", from_vector<int64_t>(
+                              {static_cast<int64_t>(gen.seed()), static_cast<int64_t>(gen.draws())},
+                              Shape({2}), DType::i64, Device::cpu()));
+  kiln.set_attr("model_config", contents.model_config);
+  kiln.set_attr("run_config", run_config);
+  write_file_atomically(path, file.image());
 }
 
 TrainingState load_checkpoint(const CheckpointContents& contents, const std::string& path) {

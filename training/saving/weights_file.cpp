@@ -57,9 +57,10 @@ std::vector<StagedValue> stage_legacy(const ModelWeights& model, const H5Group& 
 }  // namespace
 
 void save_weights(const ModelWeights& model, const std::string& path) {
-  write_atomically(path, [&](const std::string& temporary) {
-    write_weights(model, H5File::create(temporary).root());
-  });
+  // In memory, then to disk with checked system calls (save_checkpoint says why).
+  const H5File file = H5File::create_in_memory(path);
+  write_weights(model, file.root());
+  write_file_atomically(path, file.image());
 }
 
 void load_weights(const ModelWeights& model, const std::string& path) {
