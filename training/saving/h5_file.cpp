@@ -133,6 +133,12 @@ H5Group H5Group::open_group(const std::string& name) const {
                  file_, join(path_, name));
 }
 
+uint64_t H5Group::address() const {
+  H5O_info_t info;
+  KILN_CHECK(H5Oget_info2(handle_.id(), &info, H5O_INFO_BASIC) >= 0, "cannot read ", where());
+  return static_cast<uint64_t>(info.addr);
+}
+
 std::vector<std::string> H5Group::children() const {
   std::vector<std::string> names;
   H5Literate(

@@ -49,6 +49,9 @@ class H5Group {
   H5Group open_group(const std::string& name) const;
   // Child names in HDF5's order (by name).
   std::vector<std::string> children() const;
+  // Where the group lives in its file: links that reach one group (a cycle, or a group shared by
+  // two parents) give one address, which walks over a file use to visit each group once.
+  uint64_t address() const;
 
   void write(const std::string& name, const Tensor& value);
   Tensor read(const std::string& name) const;

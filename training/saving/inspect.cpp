@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -26,13 +27,20 @@ bool natural_less(const std::string& a, const std::string& b) {
   return numbers && a.size() != b.size() ? a.size() < b.size() : a < b;
 }
 
-void collect(const H5Group& group, const std::string& prefix, std::vector<Entry>& out) {
+// Each group once: HDF5 links can form a cycle (a group linking to its ancestor), or share a
+// group between parents so that a few bytes name exponentially many paths; no weights file has
+// either, so the second link to a group is refused.
+void collect(const H5Group& group, const std::string& prefix, std::vector<Entry>& out,
+             std::set<uint64_t>& visited) {
+  KILN_CHECK(visited.insert(group.address()).second, group.where(),
+             " is a group already reached by another link (a cycle or a shared group, which no "
+             "weights file has)");
   std::vector<std::string> children = group.children();
   std::sort(children.begin(), children.end(), natural_less);
   for (const std::string& child : children) {
     const std::string path = prefix.empty() ? child : prefix + "/" + child;
     if (group.has_group(child))
-      collect(group.open_group(child), path, out);
+      collect(group.open_group(child), path, out, visited);
     else
       out.push_back({path, group.info(child)});
   }
@@ -59,13 +67,15 @@ int64_t count_params(const std::vector<Entry>& entries) {
 // count.
 void describe_variables(std::ostringstream& out, const H5Group& root, bool legacy) {
   std::vector<Entry> weights, optimizer;
+  std::set<uint64_t> visited;
   if (legacy) {
-    collect(root.has_group("model_weights") ? root.open_group("model_weights") : root, "", weights);
+    collect(root.has_group("model_weights") ? root.open_group("model_weights") : root, "", weights,
+            visited);
   } else {
     for (const std::string& child : root.children()) {
       if (child == "kiln") continue;
       if (!root.has_group(child)) continue;
-      collect(root.open_group(child), child, child == "optimizer" ? optimizer : weights);
+      collect(root.open_group(child), child, child == "optimizer" ? optimizer : weights, visited);
     }
   }
   out << "\nweights: " << weights.size() << " variables, " << count_params(weights) << " values\n";
@@ -150,7 +160,8 @@ std::string describe_file(const std::string& path, const ConfigSummary& summariz
   describe_variables(out, root, legacy);
   if (checkpoint && root.has_group("kiln/random_states")) {
     std::vector<Entry> streams;
-    collect(root.open_group("kiln/random_states"), "kiln/random_states", streams);
+    std::set<uint64_t> visited;
+    collect(root.open_group("kiln/random_states"), "kiln/random_states", streams, visited);
     out << "\nrandom streams (seed, draws): " << streams.size() << '\n';
     list(out, streams);
   }

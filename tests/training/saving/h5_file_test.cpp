@@ -3,11 +3,13 @@
 #include "kiln/training/saving/h5_file.h"
 
 #include <gtest/gtest.h>
+#include <hdf5.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/training/saving/inspect.h"
 
 namespace kiln::saving {
 namespace {
@@ -96,6 +98,25 @@ TEST(H5File, MissingGroupsListWhatIsThere) {
   EXPECT_NE(error.find(path + ":/layers has no group 'gru' (it has: dense, lstm)"),
             std::string::npos)
       << error;
+  std::filesystem::remove(path);
+}
+
+// A hard link from a group to its ancestor makes the file's tree endless: `kiln inspect` refuses
+// it naming the group, where it recursed until the stack ran out.
+TEST(H5File, ALinkCycleIsRefusedNotFollowedForever) {
+  const std::string path = temp_path("cycle.h5");
+  H5File::create(path).root().group("layers/dense/vars").write("0", ones({2, 3}));
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  ASSERT_GE(file, 0);
+  EXPECT_GE(
+      H5Lcreate_hard(file, "/layers", file, "/layers/dense/vars/back", H5P_DEFAULT, H5P_DEFAULT),
+      0);
+  H5Fclose(file);
+  EXPECT_NE(error_of([&] {
+              describe_file(path, nullptr);
+            }).find(path + ":/layers/dense/vars/back is a group already reached by another link"),
+            std::string::npos)
+      << error_of([&] { describe_file(path, nullptr); });
   std::filesystem::remove(path);
 }
 
