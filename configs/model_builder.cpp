@@ -20,7 +20,15 @@ KerasTensor make_input(const Config& spec, const std::string& name) {
   KILN_CHECK(spec.contains("shape"), spec.where(),
              "an input needs a shape (without the batch dim)");
   std::vector<int64_t> dims;
-  for (const Config& d : spec["shape"].as_list()) dims.push_back(d.is_null() ? -1 : d.as_int());
+  for (const Config& d : spec["shape"].as_list()) {
+    if (d.is_null()) {
+      dims.push_back(-1);  // any size
+      continue;
+    }
+    KILN_CHECK(d.as_int() >= 0, d.where(), d.as_int(),
+               " is not a dimension: give a size >= 0, or null for any size");
+    dims.push_back(d.as_int());
+  }
   const DType dtype = dtype_from_name(spec.get_string("dtype", "float32"));
   return layers::Input(Shape(std::move(dims)), dtype, name);
 }

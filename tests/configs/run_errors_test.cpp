@@ -181,6 +181,12 @@ TEST_F(RunErrors, LearningRatesThatCannotTrainAreRefused) {
                {"run.yaml:8:", "CosineDecay: alpha must be a finite number, got nan"});
 }
 
+TEST_F(RunErrors, ANegativeInputDimIsRefusedAtItsPlace) {
+  expect_error("input: {shape: [4]}", "input: {shape: [-5]}",
+               {"run.yaml:2:19: model.input.shape[0]: -5 is not a dimension: give a size >= 0, "
+                "or null for any size"});
+}
+
 TEST_F(RunErrors, FunctionalGraphReferencesAreChecked) {
   const std::string run = R"(model:
   inputs:
