@@ -15,6 +15,8 @@ pkg_check_modules(KILN_ZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(Protobuf REQUIRED)
 pkg_check_modules(KILN_ISAL REQUIRED IMPORTED_TARGET libisal)
 find_package(yaml-cpp REQUIRED CONFIG)
+# JSON (.keras configs, checkpoint attributes): RapidJSON reads Python's NaN and Infinity.
+find_package(RapidJSON REQUIRED CONFIG)
 if(KILN_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -5,10 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
-#include <unordered_map>
 
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/limits.h"
 #include "kiln/framework/core/suggest.h"
 
 namespace kiln {
@@ -51,10 +49,11 @@ std::string Config::where() const {
 }
 
 void Config::type_error(std::string_view expected) const {
+  // concat rather than chains of + on strings, which GCC 12 misreads (-Wrestrict).
   std::string got(type_name(type()));
-  if (is_string()) got += " \"" + as_string() + "\"";
-  if (is_number() || is_bool()) got += " " + to_json();
-  throw Error(where() + "expected " + std::string(expected) + ", got " + got);
+  if (is_string()) got = detail::concat(got, " \"", as_string(), "\"");
+  if (is_number() || is_bool()) got = detail::concat(got, " ", to_json());
+  throw Error(detail::concat(where(), "expected ", expected, ", got ", got));
 }
 
 bool Config::as_bool() const {
@@ -352,200 +351,12 @@ void write_json(std::string& out, const Config& c, int indent, int depth) {
   }
 }
 
-// Nesting deeper than any config needs (Keras's nest a dozen levels) is refused before it
-// exhausts the stack: the parser recurses once per level, and under AddressSanitizer 512 levels
-// already filled a thread's 8 MiB. The environment raises the bound.
-class JsonParser {
- public:
-  explicit JsonParser(std::string_view text)
-      : s_(text), max_depth_(limit_from_environment("KILN_JSON_MAX_DEPTH", 128)) {}
-
-  Config parse_document() {
-    Config c = parse_value();
-    skip_space();
-    if (pos_ != s_.size()) fail("unexpected text after the value");
-    return c;
-  }
-
- private:
-  [[noreturn]] void fail(std::string_view what) const {
-    throw Error("JSON at offset " + std::to_string(pos_) + ": " + std::string(what));
-  }
-  void skip_space() {
-    while (pos_ < s_.size() &&
-           (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\t' || s_[pos_] == '\r'))
-      ++pos_;
-  }
-  bool consume(std::string_view word) {
-    if (s_.substr(pos_, word.size()) != word) return false;
-    pos_ += word.size();
-    return true;
-  }
-  void expect(char c) {
-    skip_space();
-    if (pos_ >= s_.size() || s_[pos_] != c) fail(std::string("expected '") + c + "'");
-    ++pos_;
-  }
-
-  Config parse_value() {
-    skip_space();
-    if (pos_ >= s_.size()) fail("unexpected end");
-    const char c = s_[pos_];
-    if (c == '{' || c == '[') {
-      if (depth_ == max_depth_)
-        fail(detail::concat("nested more than ", max_depth_,
-                            " levels deep; set KILN_JSON_MAX_DEPTH to allow more"));
-      ++depth_;
-      Config nested = c == '{' ? parse_map() : parse_list();
-      --depth_;
-      return nested;
-    }
-    if (c == '"') return Config(parse_string());
-    if (consume("null")) return {};
-    if (consume("true")) return Config(true);
-    if (consume("false")) return Config(false);
-    if (consume("NaN")) return Config(std::nan(""));
-    if (consume("Infinity")) return Config(HUGE_VAL);
-    if (consume("-Infinity")) return Config(-HUGE_VAL);
-    return parse_number();
-  }
-
-  Config parse_number() {
-    const size_t start = pos_;
-    bool floating = false;
-    while (pos_ < s_.size() &&
-           (std::isdigit(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '-' ||
-            s_[pos_] == '+' || s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E')) {
-      floating = floating || s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E';
-      ++pos_;
-    }
-    const std::string_view text = s_.substr(start, pos_ - start);
-    if (text.empty()) fail("expected a value");
-    if (!floating) {
-      int64_t v = 0;
-      const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return Config(v);
-    }
-    double d = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), d);
-    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) fail("bad number");
-    return Config(d);
-  }
-
-  std::string parse_string() {
-    expect('"');
-    std::string out;
-    while (pos_ < s_.size() && s_[pos_] != '"') {
-      char c = s_[pos_++];
-      if (c == '\\') {
-        if (pos_ >= s_.size()) fail("unterminated escape");
-        const char e = s_[pos_++];
-        switch (e) {
-          case 'n':
-            c = '\n';
-            break;
-          case 't':
-            c = '\t';
-            break;
-          case 'r':
-            c = '\r';
-            break;
-          case 'b':
-            c = '\b';
-            break;
-          case 'f':
-            c = '\f';
-            break;
-          case 'u': {
-            // Exactly four hex digits (stoul took spaces, a sign or a shorter prefix, and threw a
-            // bare std::invalid_argument on none).
-            unsigned code = 0;
-            const char* digits = s_.data() + pos_;
-            const char* end = s_.data() + std::min(pos_ + 4, s_.size());
-            const auto [stop, error] = std::from_chars(digits, end, code, 16);
-            if (error != std::errc() || stop != digits + 4)
-              fail("\\u must be followed by four hex digits");
-            pos_ += 4;
-            append_utf8(out, code);
-            continue;
-          }
-          default:
-            c = e;
-        }
-      }
-      out += c;
-    }
-    if (pos_ >= s_.size()) fail("unterminated string");
-    ++pos_;
-    return out;
-  }
-
-  static void append_utf8(std::string& out, unsigned code) {
-    if (code < 0x80) {
-      out += static_cast<char>(code);
-    } else if (code < 0x800) {
-      out += static_cast<char>(0xC0 | (code >> 6));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-      out += static_cast<char>(0xE0 | (code >> 12));
-      out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (code & 0x3F));
-    }
-  }
-
-  Config parse_list() {
-    expect('[');
-    Config out = Config::list();
-    skip_space();
-    if (consume("]")) return out;
-    while (true) {
-      out.push_back(parse_value());
-      skip_space();
-      if (consume("]")) return out;
-      expect(',');
-    }
-  }
-
-  Config parse_map() {
-    expect('{');
-    Config out = Config::map();
-    Config::Map& entries = out.as_map();
-    // Keys seen so far, by hash, so a map of many keys parses in linear time; a repeated key
-    // takes the later value, as JavaScript's and Python's parsers do.
-    std::unordered_map<std::string, size_t> seen;
-    skip_space();
-    if (consume("}")) return out;
-    while (true) {
-      skip_space();
-      std::string key = parse_string();
-      expect(':');
-      Config value = parse_value();
-      if (const auto [it, added] = seen.try_emplace(key, entries.size()); added)
-        entries.emplace_back(std::move(key), std::move(value));
-      else
-        entries[it->second].second = std::move(value);
-      skip_space();
-      if (consume("}")) return out;
-      expect(',');
-    }
-  }
-
-  std::string_view s_;
-  size_t pos_ = 0;
-  int64_t max_depth_;
-  int64_t depth_ = 0;
-};
-
 }  // namespace
 
 std::string Config::to_json(int indent) const {
   std::string out;
   write_json(out, *this, indent, 0);
   return out;
-}
-
-Config Config::from_json(std::string_view text) {
-  return JsonParser(text).parse_document();
 }
 
 std::ostream& operator<<(std::ostream& os, const Config& config) {
