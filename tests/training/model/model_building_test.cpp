@@ -67,6 +67,23 @@ TEST_F(ModelBuilding, SequentialWithoutInputBuildsOnFirstCallAndPops) {
   EXPECT_EQ(model.count_params(), 5 * 4 + 4);
 }
 
+// Added one by one, each layer is built from the one before (Sequential::add builds only the new
+// one, so a model of many layers builds in linear time; input_scale_bench times 10k of them),
+// and popping then adding again still builds from the right shape.
+TEST_F(ModelBuilding, ASequentialOfThousandsOfLayersBuildsLayerByLayer) {
+  Sequential model;
+  model.add(Input({3}));
+  for (int i = 0; i < 2000; ++i) model.add(Dense(i % 2 == 0 ? 4 : 3));
+  EXPECT_TRUE(model.built());
+  EXPECT_EQ(model.layers().size(), 2000u);
+  EXPECT_EQ(model.count_params(), 1000 * (3 * 4 + 4) + 1000 * (4 * 3 + 3));
+  EXPECT_EQ(model(ones({2, 3})).shape(), Shape({2, 3}));
+  model.pop();
+  model.add(Dense(7));
+  EXPECT_EQ(model(ones({2, 3})).shape(), Shape({2, 7}));
+  EXPECT_EQ(model.layers().back()->weights()[0].value().shape(), Shape({4, 7}));
+}
+
 TEST_F(ModelBuilding, FunctionalTwoInputsSharedLayerAndNestedModel) {
   const auto a = Input({8}, DType::f32, "a");
   const auto b = Input({8}, DType::f32, "b");
