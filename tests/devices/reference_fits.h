@@ -2,6 +2,7 @@
 // The three reference trainings of the device tests, small enough for every machine: an MLP, a
 // CNN with BatchNormalization and Dropout, and an LSTM over length-bucketed sequences, each
 // seeded and fitted for kSteps steps on a named device. Run on two devices, they must agree.
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct FitRecord {
 
 enum class ReferenceModel { mlp, cnn, lstm };
 std::string to_string(ReferenceModel model);
+inline void PrintTo(ReferenceModel model, std::ostream* os) {
+  *os << to_string(model);
+}
 
 // The model, built and compiled on `device` ("" lets compile choose), with its seed set.
 std::unique_ptr<Model> reference_model(ReferenceModel model, const std::string& device);

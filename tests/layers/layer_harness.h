@@ -5,6 +5,7 @@
 // unknown.
 #include <cstdint>
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,11 @@ struct LayerCase {
   // compared value by value, and the loss is not comparable across a step.
   bool random_in_training = false;
 };
+
+// ctest shows the case's label, not its bytes.
+inline void PrintTo(const LayerCase& c, std::ostream* os) {
+  *os << c.label;
+}
 
 // Every case, at least one per registered layer class.
 const std::vector<LayerCase>& layer_cases();

@@ -3,6 +3,7 @@
 // scripts/golden/generate_loss_goldens.py), and helpers that turn them into kiln tensors.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,11 @@ struct LossGolden {
   GoldenResult f64;  // Keras computing in float64
   GoldenResult f32;  // and in float32
 };
+
+// ctest shows the case's label, not its bytes.
+inline void PrintTo(const LossGolden& c, std::ostream* os) {
+  *os << c.label;
+}
 
 // A loss function (keras.losses.<name>) with keyword arguments, in float64.
 struct FunctionGolden {

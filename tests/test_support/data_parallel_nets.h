@@ -37,6 +37,10 @@ constexpr int64_t kLength = 12;
 
 enum class Net { mlp, cnn, lstm };
 
+inline void PrintTo(Net net, std::ostream* os) {
+  *os << (net == Net::mlp ? "mlp" : net == Net::cnn ? "cnn" : "lstm");
+}
+
 inline std::vector<LayerRef> layers_of(Net net) {
   switch (net) {
     case Net::mlp:

@@ -19,6 +19,11 @@ struct BinaryCase {
   double lo, hi;
 };
 
+// ctest shows the case's name, not its bytes.
+void PrintTo(const BinaryCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 // Picks the Tensor-with-Tensor overload.
 BinaryFn tensors(Tensor (*fn)(const Tensor&, const Tensor&)) {
   return fn;

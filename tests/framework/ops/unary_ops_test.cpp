@@ -18,6 +18,11 @@ struct UnaryCase {
   bool smooth;    // false: nonsmooth gradient tolerance, inputs kept off the kink
 };
 
+// ctest shows the case's name, not its bytes.
+void PrintTo(const UnaryCase& c, std::ostream* os) {
+  *os << c.name;
+}
+
 double sigmoid_ref(double x) {
   return 1 / (1 + std::exp(-x));
 }
