@@ -203,9 +203,10 @@ class NcclCommunicator final : public Communicator {
     bool finished = true;
     for (auto& [ticket, p] : tickets_) {
       if (p.done == nullptr) continue;
-      while (cudaEventQuery(p.done) == cudaErrorNotReady && Clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      finished = finished && cudaEventQuery(p.done) == cudaSuccess;
+      const cudaEvent_t done = p.done;
+      const bool completed = poll_until(deadline, cudaErrorNotReady,
+                                        [done] { return cudaEventQuery(done); }) == cudaSuccess;
+      finished = finished && completed;
       cudaEventDestroy(p.done);
     }
     tickets_.clear();
