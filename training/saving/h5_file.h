@@ -3,8 +3,9 @@
 // enough for Keras's weight files and kiln's checkpoints. Every failure is a kiln::Error naming
 // the file and the object path (HDF5's own error printing is switched off).
 //
-//   H5File f = H5File::create("model.weights.h5");
+//   H5File f = H5File::create_in_memory("model.weights.h5");
 //   f.root().group("layers/dense/vars").write("0", kernel);
+//   write_file_atomically("model.weights.h5", f.image());  // atomic_write.h
 //   Tensor k = H5File::open("model.weights.h5").root().group("layers/dense/vars").read("0");
 #include <cstdint>
 #include <memory>
@@ -73,11 +74,14 @@ class H5Group {
 
 class H5File {
  public:
-  // Truncates an existing file.
+  // Truncates an existing file. For tests and tools only: HDF5 writing a file of its own onto a
+  // full disk fails to close it and crashed the process at exit. kiln's writers build the file
+  // with create_in_memory and write its image() with write_file_atomically instead.
   static H5File create(const std::string& path);
   // Read-only; an error naming the path when it is missing or not an HDF5 file.
   static H5File open(const std::string& path);
-  // A file held in memory only (an entry of a .keras zip): `name` names it in errors.
+  // A file held in memory only (an entry of a .keras zip, a checkpoint before it is written):
+  // `name` names it in errors.
   static H5File create_in_memory(const std::string& name);
   // Read-only, from the bytes of an HDF5 file (copied); `name` names it in errors.
   static H5File open_image(const std::string& bytes, const std::string& name);
