@@ -1,25 +1,14 @@
 #pragma once
-// The ways a run file names a Keras object, turned into Keras's serialized form
-// {"class_name": ..., "config": {...}} that kiln's registries read:
-//
-//   adam                                   a name (Keras's string identifiers)
-//   {Adam: {learning_rate: 0.001}}         a class with arguments
-//   {class_name: Adam, config: {...}}      Keras's own form
-//
-// Errors point at the value's file:line:column and key path.
-#include <optional>
+// Run-file errors about Keras objects (the forms themselves are read by
+// framework/core/keras_object.h): where they point, and unknown class names.
 #include <string>
 #include <vector>
 
 #include "kiln/framework/core/config.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/keras_object.h"
 
 namespace kiln::configs {
-
-// A class with arguments (or Keras's form) as {"class_name", "config"}; nullopt for a plain name.
-// `extra_keys` may sit beside the class key (a layer's "name" and "inputs").
-std::optional<Config> keras_object(const Config& spec, const std::string& what,
-                                   const std::vector<std::string>& extra_keys = {});
 
 // Whether `message` already points into the file `at` comes from (an error raised while reading
 // a nested value names its own place).

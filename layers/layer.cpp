@@ -11,6 +11,7 @@
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
+#include "kiln/layers/call_losses.h"
 
 namespace kiln::layers {
 namespace {
@@ -73,7 +74,8 @@ Layer::Layer(LayerArgs args)
     : name_(std::move(args.name)),
       trainable_(args.trainable),
       policy_(args.dtype.empty() ? global_policy() : DTypePolicy::from_name(args.dtype)),
-      input_shape_(std::move(args.input_shape)) {}
+      input_shape_(std::move(args.input_shape)),
+      activity_regularizer_(std::move(args.activity_regularizer)) {}
 
 const std::string& Layer::name() const {
   // Named on first use: a constructor cannot ask for the class name of what it constructs.
@@ -122,7 +124,12 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& inputs,
     for (Tensor& t : cast_inputs)
       if (autocast_ && t.defined() && is_floating(t.dtype()) && t.dtype() != policy_.compute)
         t = ops::cast(t, policy_.compute);
-    return call(cast_inputs, context);
+    std::vector<Tensor> outputs = call(cast_inputs, context);
+    if (activity_regularizer_ && CallLosses::active())
+      for (const Tensor& out : outputs)
+        if (out.defined() && is_floating(out.dtype()))
+          CallLosses::add((*activity_regularizer_)(ops::cast(out, DType::f32)));
+    return outputs;
   } catch (const Error& e) {
     // Each enclosing layer adds itself, so a failure deep in a model reads as a path; a read of
     // a symbolic tensor's values keeps its type, which shape-only checks look for.
@@ -264,17 +271,24 @@ std::vector<WeightGroup> layer_list_weight_groups(const std::string& prefix,
 }
 
 Config Layer::get_config() const {
-  return Config::map().set("name", name()).set("trainable", trainable_).set("dtype", policy_.name);
+  Config config =
+      Config::map().set("name", name()).set("trainable", trainable_).set("dtype", policy_.name);
+  // Keras's base config takes activity_regularizer for every layer; written when set.
+  if (activity_regularizer_)
+    config.set("activity_regularizer", regularizers::serialize(*activity_regularizer_));
+  return config;
 }
 
 Variable Layer::add_weight(const std::string& name, const Shape& shape,
                            const initializers::InitializerPtr& initializer, bool trainable,
-                           regularizers::RegularizerPtr regularizer) {
+                           regularizers::RegularizerPtr regularizer,
+                           const constraints::ConstraintPtr& constraint) {
   KILN_CHECK(shape.is_fully_defined(), "layer '", this->name(), "': weight '", name,
              "' needs a known shape, got ", shape,
              " (is the input's last dim unknown? give the Input a full shape)");
   Variable v((*initializer)(shape, policy_.variable, random::default_generator()),
              this->name() + "/" + name, trainable);
+  if (constraint) v.set_constraint([constraint](const Tensor& w) { return (*constraint)(w); });
   weights_.push_back(v);
   regularizers_.push_back(std::move(regularizer));
   return v;

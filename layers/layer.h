@@ -25,6 +25,7 @@
 #include "kiln/framework/core/config.h"
 #include "kiln/framework/tensor/tensor.h"
 #include "kiln/framework/tensor/variable.h"
+#include "kiln/layers/constraints/constraints.h"
 #include "kiln/layers/dtype_policy.h"
 #include "kiln/layers/initializers/initializers.h"
 #include "kiln/layers/keras_tensor.h"
@@ -38,17 +39,20 @@ struct LayerArgs {
   bool trainable = true;   // false freezes every weight of the layer
   std::string dtype{};     // dtype policy name; "" = the global policy
   Shape input_shape = {};  // without the batch dim: lets a Sequential build from its first layer
+  // A penalty on each output, added to the training loss (Keras's activity_regularizer).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;
 };
 
 // The same arguments as fields of a layer's options struct, after its own (so designated
 // initializers read `{.activation = "relu", .name = "fc1"}`).
-#define KILN_LAYER_ARGS_FIELDS                    \
-  std::string name{};                             \
-  bool trainable = true;                          \
-  std::string dtype{};                            \
-  ::kiln::Shape input_shape{};                    \
-  ::kiln::layers::LayerArgs layer_args() const {  \
-    return {name, trainable, dtype, input_shape}; \
+#define KILN_LAYER_ARGS_FIELDS                                          \
+  std::string name{};                                                   \
+  bool trainable = true;                                                \
+  std::string dtype{};                                                  \
+  ::kiln::Shape input_shape{};                                          \
+  ::kiln::regularizers::RegularizerPtr activity_regularizer{};          \
+  ::kiln::layers::LayerArgs layer_args() const {                        \
+    return {name, trainable, dtype, input_shape, activity_regularizer}; \
   }
 
 struct CallContext {
@@ -125,6 +129,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void set_trainable(bool trainable);
   const DTypePolicy& dtype_policy() const { return policy_; }
   const Shape& input_shape_arg() const { return input_shape_; }
+  const regularizers::RegularizerPtr& activity_regularizer() const { return activity_regularizer_; }
   bool supports_masking() const { return supports_masking_; }
 
   // Own weights then sublayers', depth first, each once (shared sublayers count once).
@@ -145,10 +150,12 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void build_from(const std::vector<Shape>& input_shapes);
 
  protected:
-  // A weight named "<layer>/<name>", created from the initializer in the variable dtype.
+  // A weight named "<layer>/<name>", created from the initializer in the variable dtype; the
+  // optimizer applies `constraint` after each update.
   Variable add_weight(const std::string& name, const Shape& shape,
                       const initializers::InitializerPtr& initializer, bool trainable = true,
-                      regularizers::RegularizerPtr regularizer = nullptr);
+                      regularizers::RegularizerPtr regularizer = nullptr,
+                      const constraints::ConstraintPtr& constraint = nullptr);
   // A sublayer whose weights become this layer's (subclassed models, wrappers).
   template <typename L>
   std::shared_ptr<L> track(std::shared_ptr<L> layer) {
@@ -186,6 +193,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool trainable_ = true;
   DTypePolicy policy_;
   Shape input_shape_;
+  regularizers::RegularizerPtr activity_regularizer_;
   bool built_ = false;
   bool warned_mask_dropped_ = false;
   std::vector<Variable> weights_;

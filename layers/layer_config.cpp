@@ -5,30 +5,21 @@
 
 namespace kiln::layers {
 
-Config serialize_initializer(const std::string& name) {
-  const std::string class_name = initializers::get(name)->name();
-  // Keras's Constant needs its value; kiln keeps initializers by name, and its "constant" is 0.
-  return Config::map()
-      .set("module", "keras.initializers")
-      .set("class_name", class_name)
-      .set("config", class_name == "Constant" ? Config::map().set("value", 0.0) : Config::map())
-      .set("registered_name", Config());
-}
-
-std::string initializer_name(const Config& initializer) {
-  const std::string name =
-      initializer.is_string() ? initializer.as_string() : initializer["class_name"].as_string();
-  initializers::get(name);  // unknown names fail here with a suggestion
-  return name;
+Config serialize_initializer(const initializers::InitializerArg& initializer) {
+  return initializers::serialize(*initializer);
 }
 
 Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer) {
   return regularizer ? regularizers::serialize(*regularizer) : Config();
 }
 
+Config serialize_constraint(const constraints::ConstraintPtr& constraint) {
+  return constraint ? constraints::serialize(*constraint) : Config();
+}
+
 std::vector<std::string> layer_arg_keys() {
   // Keras 3's base Layer config also holds activity_regularizer and autocast (a custom layer's
-  // config has them): kiln reads their defaults and refuses anything else in layer_args_of.
+  // config has them): kiln reads both, and refuses autocast false in layer_args_of.
   return {"name",     "trainable",           "dtype", "input_shape", "batch_input_shape",
           "autocast", "activity_regularizer"};
 }
@@ -53,8 +44,7 @@ LayerArgs layer_args_of(const Config& config) {
              "autocast: false is not supported (kiln layers cast floating inputs to their "
              "compute dtype)");
   if (const Config* r = config.find("activity_regularizer"); r != nullptr)
-    KILN_CHECK(r->is_null(), r->where(), "activity_regularizer is not supported by kiln (got ",
-               r->to_json(), "); leave it null");
+    args.activity_regularizer = regularizers::from_config(*r);
   if (const Config* d = config.find("dtype"); d != nullptr && !d->is_null()) {
     // Keras 3 writes {"class_name": "DTypePolicy", "config": {"name": "float32"}}.
     args.dtype = d->is_string() ? d->as_string() : (*d)["config"]["name"].as_string();

@@ -1,7 +1,7 @@
 #pragma once
-// Reading and writing the pieces every layer config shares: base arguments, initializers and
-// regularizers in Keras's serialized forms, and the field tables (config_fields.h) from which a
-// layer's get_config, from_config and unknown-key check come:
+// Reading and writing the pieces every layer config shares: base arguments, initializers,
+// regularizers and constraints in Keras's serialized forms, and the field tables (config_fields.h)
+// from which a layer's get_config, from_config and unknown-key check come:
 //
 //   const FieldTable<DenseOptions> fields{field("use_bias", &DenseOptions::use_bias),
 //       initializer_field("kernel_initializer", &DenseOptions::kernel_initializer), ...};
@@ -13,16 +13,16 @@
 
 #include "kiln/framework/core/config.h"
 #include "kiln/framework/core/config_fields.h"
+#include "kiln/layers/constraints/constraints.h"
+#include "kiln/layers/initializers/initializers.h"
 #include "kiln/layers/layer.h"
 #include "kiln/layers/regularizers/regularizers.h"
 
 namespace kiln::layers {
 
-// {"module": "keras.initializers", "class_name": "GlorotUniform", "config": {}, ...} for a name.
-Config serialize_initializer(const std::string& name);
-// The name of an initializer given as a name or a serialized map; unknown names are refused.
-std::string initializer_name(const Config& initializer);
+Config serialize_initializer(const initializers::InitializerArg& initializer);
 Config serialize_regularizer(const regularizers::RegularizerPtr& regularizer);
+Config serialize_constraint(const constraints::ConstraintPtr& constraint);
 
 // A shape as Keras writes it, unknown dims as null ([null, 28, 28]), and back.
 Config serialize_shape(const Shape& shape);
@@ -35,14 +35,30 @@ LayerArgs layer_args_of(const Config& config);
 std::vector<std::string> layer_arg_keys();
 
 template <typename Options>
-ConfigField<Options> initializer_field(std::string key, std::string Options::*member) {
-  return field(std::move(key), member, initializer_name, serialize_initializer);
+ConfigField<Options> initializer_field(std::string key,
+                                       initializers::InitializerArg Options::*member) {
+  return field(std::move(key), member, initializers::from_config, serialize_initializer);
 }
 
 template <typename Options>
 ConfigField<Options> regularizer_field(std::string key,
                                        regularizers::RegularizerPtr Options::*member) {
   return field(std::move(key), member, regularizers::from_config, serialize_regularizer);
+}
+
+template <typename Options>
+ConfigField<Options> constraint_field(std::string key,
+                                      constraints::ConstraintPtr Options::*member) {
+  return field(std::move(key), member, constraints::from_config, serialize_constraint);
+}
+
+// Keras writes activity_regularizer into the configs of the layers that take it as an argument
+// (Dense, convolutions, recurrent layers), null when unset. The base arguments read it
+// (layer_args_of); this writes it.
+template <typename Options>
+ConfigField<Options> activity_regularizer_field() {
+  return {"activity_regularizer", [](const Config&, Options&, std::string_view) {},
+          [](const Options& o) { return serialize_regularizer(o.activity_regularizer); }};
 }
 
 // A layer's options from `config`: its table over the struct's defaults, then the base
@@ -59,6 +75,7 @@ Options read_layer_fields(const Config& config, const FieldTable<Options>& table
   options.trainable = args.trainable;
   options.dtype = std::move(args.dtype);
   options.input_shape = std::move(args.input_shape);
+  options.activity_regularizer = std::move(args.activity_regularizer);
   return options;
 }
 

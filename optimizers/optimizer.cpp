@@ -142,6 +142,9 @@ void Optimizer::apply_gradients(const std::vector<Tensor>& gradients,
     update_step(with_dtype(grads[i], dtype), vars[i], slots_of(vars[i]).slots,
                 with_dtype(lr, dtype), with_dtype(step, dtype));
   }
+  // Constraints project the updated weights, as Keras's apply does after the update.
+  for (const Variable& v : vars)
+    if (const auto& constraint = v.constraint()) v.assign(constraint(v.value()));
   iterations_.assign_add(scalar(1, DType::i64, iterations_.meta().device));
 }
 

@@ -43,7 +43,8 @@ class Optimizer {
   // theirs). apply_gradients builds on first use; call it before tracing to keep traces pure.
   virtual void build(const std::vector<Variable>& variables);
   // One update of each variable with its gradient (an undefined gradient skips the variable);
-  // clips, applies weight decay, then increments iterations. Eager or traced.
+  // clips, applies weight decay, updates, applies each variable's constraint, then increments
+  // iterations. Eager or traced.
   virtual void apply_gradients(const std::vector<Tensor>& gradients,
                                const std::vector<Variable>& variables);
   // The loss whose gradients apply_gradients takes: the loss itself, or scaled

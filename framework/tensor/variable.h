@@ -7,6 +7,7 @@
 // keeps one copy per replica, each on its replica's device. Under a MirrorScope(i) reads, writes
 // and traces see copy i alone; outside every MirrorScope (Keras's cross-replica context: callbacks,
 // loading weights) reads see copy 0 and writes go to every copy.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct VariableState : NodePayload {
   Tensor value;  // always concrete; assignment copies into its storage
   std::string name;
   bool trainable = true;
+  // Keras's Variable.constraint: a projection the optimizer applies after each update (MaxNorm);
+  // empty for none.
+  std::function<Tensor(const Tensor&)> constraint;
   // The other replicas' copies (replica i's at i - 1) while mirrored; empty otherwise.
   std::vector<std::shared_ptr<VariableState>> mirrors;
   std::string describe() const override;
@@ -55,6 +59,10 @@ class Variable {
 
   const std::string& name() const { return state_->name; }
   bool trainable() const { return state_->trainable; }
+  const std::function<Tensor(const Tensor&)>& constraint() const { return state_->constraint; }
+  void set_constraint(std::function<Tensor(const Tensor&)> constraint) const {
+    state_->constraint = std::move(constraint);
+  }
   // This thread's replica's copy's (its device is that replica's).
   const TensorMeta& meta() const;
   const Shape& shape() const { return meta().shape; }

@@ -51,11 +51,11 @@ MultiHeadAttention::Projection MultiHeadAttention::add_projection(const std::str
                                                                   const Shape& kernel,
                                                                   const Shape& bias) {
   Projection p;
-  p.kernel = add_weight(name + "/kernel", kernel, initializers::get(options_.kernel_initializer),
-                        true, options_.kernel_regularizer);
+  p.kernel = add_weight(name + "/kernel", kernel, options_.kernel_initializer.get(), true,
+                        options_.kernel_regularizer, options_.kernel_constraint);
   if (options_.use_bias)
-    p.bias = add_weight(name + "/bias", bias, initializers::get(options_.bias_initializer), true,
-                        options_.bias_regularizer);
+    p.bias = add_weight(name + "/bias", bias, options_.bias_initializer.get(), true,
+                        options_.bias_regularizer, options_.bias_constraint);
   return p;
 }
 
@@ -198,9 +198,9 @@ const FieldTable<Options>& fields() {
       initializer_field("bias_initializer", &Options::bias_initializer),
       regularizer_field("kernel_regularizer", &Options::kernel_regularizer),
       regularizer_field("bias_regularizer", &Options::bias_regularizer),
-      null_field<Options>("activity_regularizer"),
-      null_field<Options>("kernel_constraint"),
-      null_field<Options>("bias_constraint"),
+      activity_regularizer_field<Options>(),
+      constraint_field("kernel_constraint", &Options::kernel_constraint),
+      constraint_field("bias_constraint", &Options::bias_constraint),
       field("seed", &Options::seed),
       read_only(null_field<Options>("flash_attention")),
       null_field<Options>("sliding_window"),

@@ -25,10 +25,12 @@ struct MultiHeadAttentionOptions {
   bool use_bias = true;
   int64_t output_shape = 0;  // 0: the query's last dim
   bool use_causal_mask = false;
-  std::string kernel_initializer = "glorot_uniform";
-  std::string bias_initializer = "zeros";
+  initializers::InitializerArg kernel_initializer = "glorot_uniform";
+  initializers::InitializerArg bias_initializer = "zeros";
   regularizers::RegularizerPtr kernel_regularizer = nullptr;
   regularizers::RegularizerPtr bias_regularizer = nullptr;
+  constraints::ConstraintPtr kernel_constraint = nullptr;
+  constraints::ConstraintPtr bias_constraint = nullptr;
   std::optional<int64_t> seed = std::nullopt;
   KILN_LAYER_ARGS_FIELDS
 };

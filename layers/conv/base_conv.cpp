@@ -32,14 +32,14 @@ void BaseConv::build(const std::vector<Shape>& input_shapes) {
              " spatial dims, channels] with known channels, got ", s);
   in_channels_ = s.dim(-1);
   const Shape shape = kernel_shape(in_channels_);
-  kernel_ = add_weight("kernel", shape, initializers::get(window_.kernel_initializer), true,
-                       window_.kernel_regularizer);
+  kernel_ = add_weight("kernel", shape, window_.kernel_initializer.get(), true,
+                       window_.kernel_regularizer, window_.kernel_constraint);
   // One bias per output channel: the kernel's size over its window and its in / groups inputs.
   int64_t out_channels = shape.numel() / (in_channels_ / groups(in_channels_));
   for (const int64_t k : window_.kernel_size) out_channels /= k;
   if (window_.use_bias)
-    bias_ = add_weight("bias", {out_channels}, initializers::get(window_.bias_initializer), true,
-                       window_.bias_regularizer);
+    bias_ = add_weight("bias", {out_channels}, window_.bias_initializer.get(), true,
+                       window_.bias_regularizer, window_.bias_constraint);
 }
 
 Tensor BaseConv::convolve(const Tensor& x, const Tensor& kernel, int64_t groups) const {

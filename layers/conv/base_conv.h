@@ -23,18 +23,22 @@ struct ConvWindow {
   std::vector<int64_t> dilation_rate;
   std::string activation;
   bool use_bias = true;
-  std::string kernel_initializer;
-  std::string bias_initializer;
+  initializers::InitializerArg kernel_initializer = "glorot_uniform";
+  initializers::InitializerArg bias_initializer = "zeros";
   regularizers::RegularizerPtr kernel_regularizer;
   regularizers::RegularizerPtr bias_regularizer;
+  constraints::ConstraintPtr kernel_constraint;
+  constraints::ConstraintPtr bias_constraint;
 };
 
 // The window from a subclass's options struct, whose shared fields have Keras's names; the
-// kernel's initializer and regularizer are named per subclass (kernel_*, depthwise_*).
+// kernel's initializer, regularizer and constraint are named per subclass (kernel_*,
+// depthwise_*).
 template <typename Options>
 ConvWindow conv_window(std::vector<int64_t> kernel_size, const Options& o,
-                       std::string kernel_initializer,
-                       regularizers::RegularizerPtr kernel_regularizer) {
+                       initializers::InitializerArg kernel_initializer,
+                       regularizers::RegularizerPtr kernel_regularizer,
+                       constraints::ConstraintPtr kernel_constraint) {
   return {std::move(kernel_size),
           o.strides,
           o.padding,
@@ -44,15 +48,19 @@ ConvWindow conv_window(std::vector<int64_t> kernel_size, const Options& o,
           std::move(kernel_initializer),
           o.bias_initializer,
           std::move(kernel_regularizer),
-          o.bias_regularizer};
+          o.bias_regularizer,
+          std::move(kernel_constraint),
+          o.bias_constraint};
 }
 
 // The keys every convolution shares, for a subclass's options struct whose shared fields have
 // Keras's names; the kernel's initializer, regularizer and constraint are named per subclass
 // (`kernel` is "kernel" or "depthwise"). kernel_size, a constructor argument, is BaseConv's.
 template <typename Options>
-FieldTable<Options> conv_fields(const std::string& kernel, std::string Options::*kernel_initializer,
-                                regularizers::RegularizerPtr Options::*kernel_regularizer) {
+FieldTable<Options> conv_fields(const std::string& kernel,
+                                initializers::InitializerArg Options::*kernel_initializer,
+                                regularizers::RegularizerPtr Options::*kernel_regularizer,
+                                constraints::ConstraintPtr Options::*kernel_constraint) {
   return {field("strides", &Options::strides),
           field("padding", &Options::padding),
           channels_last_field<Options>(),
@@ -63,9 +71,9 @@ FieldTable<Options> conv_fields(const std::string& kernel, std::string Options::
           initializer_field("bias_initializer", &Options::bias_initializer),
           regularizer_field(kernel + "_regularizer", kernel_regularizer),
           regularizer_field("bias_regularizer", &Options::bias_regularizer),
-          null_field<Options>("activity_regularizer"),
-          null_field<Options>(kernel + "_constraint"),
-          null_field<Options>("bias_constraint")};
+          activity_regularizer_field<Options>(),
+          constraint_field(kernel + "_constraint", kernel_constraint),
+          constraint_field("bias_constraint", &Options::bias_constraint)};
 }
 
 class BaseConv : public Layer {

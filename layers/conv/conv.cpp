@@ -8,7 +8,7 @@ Conv::Conv(int rank, std::string_view what, int64_t filters, std::vector<int64_t
            ConvOptions options)
     : BaseConv(rank, what,
                conv_window(std::move(kernel_size), options, options.kernel_initializer,
-                           options.kernel_regularizer),
+                           options.kernel_regularizer, options.kernel_constraint),
                options.layer_args()),
       filters_(filters),
       options_(std::move(options)) {
@@ -38,7 +38,8 @@ namespace {
 const FieldTable<ConvOptions>& fields() {
   static const FieldTable<ConvOptions> table = [] {
     FieldTable<ConvOptions> t =
-        conv_fields("kernel", &ConvOptions::kernel_initializer, &ConvOptions::kernel_regularizer);
+        conv_fields("kernel", &ConvOptions::kernel_initializer, &ConvOptions::kernel_regularizer,
+                    &ConvOptions::kernel_constraint);
     t.push_back(field("groups", &ConvOptions::groups));
     return t;
   }();

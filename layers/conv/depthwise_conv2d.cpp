@@ -7,7 +7,7 @@ namespace kiln::layers {
 DepthwiseConv2D::DepthwiseConv2D(std::vector<int64_t> kernel_size, DepthwiseConv2DOptions options)
     : BaseConv(2, "DepthwiseConv2D",
                conv_window(std::move(kernel_size), options, options.depthwise_initializer,
-                           options.depthwise_regularizer),
+                           options.depthwise_regularizer, options.depthwise_constraint),
                options.layer_args()),
       options_(std::move(options)) {
   // Written back as Keras writes them, one value per axis.
@@ -29,7 +29,8 @@ using Options = DepthwiseConv2DOptions;
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table = [] {
     FieldTable<Options> t =
-        conv_fields("depthwise", &Options::depthwise_initializer, &Options::depthwise_regularizer);
+        conv_fields("depthwise", &Options::depthwise_initializer, &Options::depthwise_regularizer,
+                    &Options::depthwise_constraint);
     t.push_back(field("depth_multiplier", &Options::depth_multiplier));
     return t;
   }();

@@ -17,10 +17,12 @@ struct DepthwiseConv2DOptions {
   std::vector<int64_t> dilation_rate = {1};
   std::string activation = "linear";
   bool use_bias = true;
-  std::string depthwise_initializer = "glorot_uniform";
-  std::string bias_initializer = "zeros";
+  initializers::InitializerArg depthwise_initializer = "glorot_uniform";
+  initializers::InitializerArg bias_initializer = "zeros";
   regularizers::RegularizerPtr depthwise_regularizer = nullptr;
   regularizers::RegularizerPtr bias_regularizer = nullptr;
+  constraints::ConstraintPtr depthwise_constraint = nullptr;
+  constraints::ConstraintPtr bias_constraint = nullptr;
   KILN_LAYER_ARGS_FIELDS
 };
 

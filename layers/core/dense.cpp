@@ -20,11 +20,11 @@ void Dense::build(const std::vector<Shape>& input_shapes) {
   const int64_t in = input_shapes.at(0).dim(-1);
   KILN_CHECK(in > 0, "layer '", name(), "' (Dense) needs a known last input dim, got ",
              input_shapes[0]);
-  kernel_ = add_weight("kernel", {in, units_}, initializers::get(options_.kernel_initializer), true,
-                       options_.kernel_regularizer);
+  kernel_ = add_weight("kernel", {in, units_}, options_.kernel_initializer.get(), true,
+                       options_.kernel_regularizer, options_.kernel_constraint);
   if (options_.use_bias)
-    bias_ = add_weight("bias", {units_}, initializers::get(options_.bias_initializer), true,
-                       options_.bias_regularizer);
+    bias_ = add_weight("bias", {units_}, options_.bias_initializer.get(), true,
+                       options_.bias_regularizer, options_.bias_constraint);
 }
 
 std::vector<Tensor> Dense::call(const std::vector<Tensor>& inputs, const CallContext&) {
@@ -35,8 +35,8 @@ std::vector<Tensor> Dense::call(const std::vector<Tensor>& inputs, const CallCon
 
 namespace {
 
-// Keras writes the constraints and quantization_config (as null) but the LoRA arguments and the
-// activity regularizer only when set.
+// Keras writes the constraints and quantization_config (null when unset) but the LoRA arguments
+// and the activity regularizer (a base argument, Layer::get_config) only when set.
 const FieldTable<DenseOptions>& fields() {
   static const FieldTable<DenseOptions> table{
       field("activation", &DenseOptions::activation),
@@ -45,10 +45,9 @@ const FieldTable<DenseOptions>& fields() {
       initializer_field("bias_initializer", &DenseOptions::bias_initializer),
       regularizer_field("kernel_regularizer", &DenseOptions::kernel_regularizer),
       regularizer_field("bias_regularizer", &DenseOptions::bias_regularizer),
-      null_field<DenseOptions>("kernel_constraint"),
-      null_field<DenseOptions>("bias_constraint"),
+      constraint_field("kernel_constraint", &DenseOptions::kernel_constraint),
+      constraint_field("bias_constraint", &DenseOptions::bias_constraint),
       null_field<DenseOptions>("quantization_config"),
-      read_only(null_field<DenseOptions>("activity_regularizer")),
       read_only(null_field<DenseOptions>("lora_rank")),
       ignored_field<DenseOptions>("lora_alpha")};
   return table;

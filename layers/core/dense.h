@@ -12,10 +12,12 @@ namespace kiln::layers {
 struct DenseOptions {
   std::string activation = "linear";
   bool use_bias = true;
-  std::string kernel_initializer = "glorot_uniform";
-  std::string bias_initializer = "zeros";
+  initializers::InitializerArg kernel_initializer = "glorot_uniform";
+  initializers::InitializerArg bias_initializer = "zeros";
   regularizers::RegularizerPtr kernel_regularizer = nullptr;
   regularizers::RegularizerPtr bias_regularizer = nullptr;
+  constraints::ConstraintPtr kernel_constraint = nullptr;
+  constraints::ConstraintPtr bias_constraint = nullptr;
   KILN_LAYER_ARGS_FIELDS
 };
 

@@ -5,15 +5,6 @@
 #include "kiln/layers/layer_config.h"
 
 namespace kiln::layers {
-namespace {
-
-// Keras resolves "uniform" to RandomUniform; kiln's initializer names spell it out.
-std::string initializer_alias(std::string name) {
-  return name == "uniform" ? "random_uniform" : name;
-}
-
-}  // namespace
-
 Embedding::Embedding(int64_t input_dim, int64_t output_dim, EmbeddingOptions options)
     : Layer(options.layer_args()),
       input_dim_(input_dim),
@@ -22,14 +13,13 @@ Embedding::Embedding(int64_t input_dim, int64_t output_dim, EmbeddingOptions opt
   KILN_CHECK(input_dim > 0 && output_dim > 0,
              "Embedding: input_dim and output_dim must be positive, got ", input_dim, " and ",
              output_dim);
-  options_.embeddings_initializer = initializer_alias(options_.embeddings_initializer);
   autocast_ = false;  // float ids above 2048 would round in float16
 }
 
 void Embedding::build(const std::vector<Shape>&) {
-  embeddings_ = add_weight("embeddings", {input_dim_, output_dim_},
-                           initializers::get(options_.embeddings_initializer), true,
-                           options_.embeddings_regularizer);
+  embeddings_ =
+      add_weight("embeddings", {input_dim_, output_dim_}, options_.embeddings_initializer.get(),
+                 true, options_.embeddings_regularizer, options_.embeddings_constraint);
 }
 
 std::vector<Tensor> Embedding::call(const std::vector<Tensor>& inputs, const CallContext&) {
@@ -50,16 +40,10 @@ using Options = EmbeddingOptions;
 
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table{
-      field(
-          "embeddings_initializer", &Options::embeddings_initializer,
-          [](const Config& init) {
-            return initializer_name(init.is_string() ? Config(initializer_alias(init.as_string()))
-                                                     : init);
-          },
-          serialize_initializer),
+      initializer_field("embeddings_initializer", &Options::embeddings_initializer),
       regularizer_field("embeddings_regularizer", &Options::embeddings_regularizer),
-      null_field<Options>("activity_regularizer"),
-      null_field<Options>("embeddings_constraint"),
+      activity_regularizer_field<Options>(),
+      constraint_field("embeddings_constraint", &Options::embeddings_constraint),
       field("mask_zero", &Options::mask_zero),
       read_only(null_field<Options>("lora_rank")),
       null_field<Options>("quantization_config"),

@@ -11,8 +11,9 @@ namespace kiln::layers {
 
 struct EmbeddingOptions {
   // Keras's default "uniform" is RandomUniform(-0.05, 0.05); both names are accepted.
-  std::string embeddings_initializer = "random_uniform";
+  initializers::InitializerArg embeddings_initializer = "random_uniform";
   regularizers::RegularizerPtr embeddings_regularizer = nullptr;
+  constraints::ConstraintPtr embeddings_constraint = nullptr;
   bool mask_zero = false;
   KILN_LAYER_ARGS_FIELDS
 };

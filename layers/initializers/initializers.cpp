@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/keras_object.h"
 #include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
@@ -13,18 +15,47 @@ namespace {
 // The stddev of a unit normal truncated at two standard deviations (Keras's correction).
 constexpr double kTruncatedStddev = 0.87962566103423978;
 
-class VarianceScaling : public Initializer {
+using Draw = std::function<Tensor(const Shape&, DType, random::Generator&)>;
+
+// An initializer as its Keras class name, its arguments and how it draws. One with a seed draws
+// from a generator of its own, started afresh at each call: Keras's draws with an int seed are
+// stateless, so two weights from one seeded initializer are equal.
+class Drawn : public Initializer {
  public:
-  VarianceScaling(double scale, FanMode mode, Distribution distribution, std::string name)
-      : scale_(scale), mode_(mode), distribution_(distribution), name_(std::move(name)) {}
+  Drawn(std::string name, Config config, Draw draw, Seed seed)
+      : name_(std::move(name)), config_(std::move(config)), draw_(std::move(draw)), seed_(seed) {}
 
   Tensor operator()(const Shape& shape, DType dtype, random::Generator& gen) const override {
+    if (!seed_) return draw_(shape, dtype, gen);
+    random::Generator own(static_cast<uint64_t>(*seed_));
+    return draw_(shape, dtype, own);
+  }
+  std::string name() const override { return name_; }
+  Config get_config() const override { return config_; }
+
+ private:
+  std::string name_;
+  Config config_;
+  Draw draw_;
+  Seed seed_;
+};
+
+InitializerPtr drawn(std::string name, Config config, Draw draw, Seed seed = std::nullopt) {
+  return std::make_shared<Drawn>(std::move(name), std::move(config), std::move(draw), seed);
+}
+
+Config seed_config(Seed seed) {
+  return seed ? Config(*seed) : Config();
+}
+
+Draw variance_scaling_draw(double scale, FanMode mode, Distribution distribution) {
+  return [=](const Shape& shape, DType dtype, random::Generator& gen) {
     const Fans fans = compute_fans(shape);
-    const double n = mode_ == FanMode::fan_in    ? fans.in
-                     : mode_ == FanMode::fan_out ? fans.out
-                                                 : (fans.in + fans.out) / 2;
-    const double variance = scale_ / std::max(1.0, n);
-    switch (distribution_) {
+    const double n = mode == FanMode::fan_in    ? fans.in
+                     : mode == FanMode::fan_out ? fans.out
+                                                : (fans.in + fans.out) / 2;
+    const double variance = scale / std::max(1.0, n);
+    switch (distribution) {
       case Distribution::truncated_normal:
         return random::truncated_normal(shape, 0, std::sqrt(variance) / kTruncatedStddev, dtype,
                                         gen);
@@ -35,33 +66,28 @@ class VarianceScaling : public Initializer {
     }
     const double limit = std::sqrt(3 * variance);
     return random::uniform(shape, -limit, limit, dtype, gen);
-  }
-  std::string name() const override { return name_; }
+  };
+}
 
- private:
-  double scale_;
-  FanMode mode_;
-  Distribution distribution_;
-  std::string name_;
-};
+// Keras's fixed-argument members of the VarianceScaling family (GlorotUniform, HeNormal, ...),
+// whose configs hold only the seed.
+InitializerPtr variance_family(std::string name, double scale, FanMode mode,
+                               Distribution distribution, Seed seed) {
+  return drawn(std::move(name), Config::map().set("seed", seed_config(seed)),
+               variance_scaling_draw(scale, mode, distribution), seed);
+}
 
-// Initializers that are one call with fixed arguments.
-class Simple : public Initializer {
- public:
-  using Draw = std::function<Tensor(const Shape&, DType, random::Generator&)>;
-  Simple(std::string name, Draw draw) : name_(std::move(name)), draw_(std::move(draw)) {}
-  Tensor operator()(const Shape& shape, DType dtype, random::Generator& gen) const override {
-    return draw_(shape, dtype, gen);
-  }
-  std::string name() const override { return name_; }
+const char* const kFanModes[] = {"fan_in", "fan_out", "fan_avg"};
+const char* const kDistributions[] = {"truncated_normal", "untruncated_normal", "uniform"};
 
- private:
-  std::string name_;
-  Draw draw_;
-};
-
-InitializerPtr simple(std::string name, Simple::Draw draw) {
-  return std::make_shared<Simple>(std::move(name), std::move(draw));
+template <typename Enum, size_t N>
+Enum enum_named(const Config& value, const char* const (&names)[N], const char* key) {
+  for (size_t i = 0; i < N; ++i)
+    if (value.as_string() == names[i]) return static_cast<Enum>(i);
+  std::string known;
+  for (const char* name : names) known += (known.empty() ? "" : ", ") + std::string(name);
+  throw Error(detail::concat(value.where(), "VarianceScaling: ", key, " must be one of ", known,
+                             "; got '", value.as_string(), "'"));
 }
 
 // Orthonormal columns of a tall rows x cols matrix (row-major) by modified Gram-Schmidt: the Q
@@ -95,6 +121,14 @@ Tensor draw_orthogonal(double gain, const Shape& shape, DType dtype, random::Gen
   return ops::cast(ops::reshape(out * gain, shape), dtype).clone();
 }
 
+Tensor draw_identity(double gain, const Shape& shape, DType dtype) {
+  KILN_CHECK(shape.rank() == 2, "identity initializer needs a 2-D shape, got ", shape);
+  std::vector<double> values(static_cast<size_t>(shape.numel()), 0.0);
+  for (int64_t i = 0; i < std::min(shape[0], shape[1]); ++i)
+    values[static_cast<size_t>(i * shape[1] + i)] = gain;
+  return ops::cast(from_vector(values, shape, DType::f64), dtype).clone();
+}
+
 // "GlorotUniform" -> "glorot_uniform".
 std::string snake_case(std::string_view name) {
   std::string out;
@@ -109,23 +143,92 @@ std::string snake_case(std::string_view name) {
   return out;
 }
 
-// Keyed by Keras's snake_case names; class names ("GlorotUniform") fold to them.
-const NamedRegistry<std::function<InitializerPtr()>>& registry() {
-  static const NamedRegistry<std::function<InitializerPtr()>> r = [] {
-    NamedRegistry<std::function<InitializerPtr()>> built("initializer", snake_case);
-    built.add("glorot_uniform", glorot_uniform);
-    built.add("glorot_normal", glorot_normal);
-    built.add("he_uniform", he_uniform);
-    built.add("he_normal", he_normal);
-    built.add("lecun_uniform", lecun_uniform);
-    built.add("lecun_normal", lecun_normal);
-    built.add("zeros", zeros);
-    built.add("ones", ones);
-    built.add("random_normal", [] { return random_normal(); });
-    built.add("random_uniform", [] { return random_uniform(); });
-    built.add("truncated_normal", [] { return truncated_normal(); });
-    built.add("orthogonal", [] { return orthogonal(); });
-    built.add("constant", [] { return constant(0); });
+Seed read_seed(const Config& args) {
+  const Config* seed = args.find("seed");
+  if (seed == nullptr || seed->is_null()) return std::nullopt;
+  return seed->as_int();
+}
+
+// Newer Keras writes input_axes and output_axes (fans over chosen axes of an EinsumDense kernel)
+// into the VarianceScaling family's configs; kiln computes fans Keras's default way only.
+void check_default_axes(const Config& args, std::string_view class_name) {
+  for (const char* key : {"input_axes", "output_axes"})
+    if (const Config* axes = args.find(key); axes != nullptr)
+      KILN_CHECK(axes->is_null(), axes->where(), class_name, ": '", key, "' = ", axes->to_json(),
+                 " is not supported by kiln; only null (fans over the last two axes) is");
+}
+
+// How a class is made from its config's arguments; `keys` are the arguments it takes.
+struct InitializerKind {
+  std::vector<std::string> keys;
+  std::function<InitializerPtr(const Config& args)> make;
+};
+
+InitializerKind family(InitializerPtr (*make)(Seed)) {
+  return {{"seed", "input_axes", "output_axes"}, [make](const Config& args) {
+            check_default_axes(args, make(std::nullopt)->name());
+            return make(read_seed(args));
+          }};
+}
+
+// Keyed by Keras's snake_case names; class names ("GlorotUniform") fold to them, and Keras's
+// aliases ("normal", "uniform", "one", "zero") are kept.
+const NamedRegistry<InitializerKind>& registry() {
+  static const NamedRegistry<InitializerKind> r = [] {
+    NamedRegistry<InitializerKind> built("initializer", snake_case);
+    built.add("glorot_uniform", family(glorot_uniform));
+    built.add("glorot_normal", family(glorot_normal));
+    built.add("he_uniform", family(he_uniform));
+    built.add("he_normal", family(he_normal));
+    built.add("lecun_uniform", family(lecun_uniform));
+    built.add("lecun_normal", family(lecun_normal));
+    built.add("variance_scaling",
+              {{"scale", "mode", "distribution", "seed", "input_axes", "output_axes"},
+               [](const Config& args) {
+                 check_default_axes(args, "VarianceScaling");
+                 const Config* mode = args.find("mode");
+                 const Config* distribution = args.find("distribution");
+                 return variance_scaling(
+                     args.get_double("scale", 1.0),
+                     mode ? enum_named<FanMode>(*mode, kFanModes, "mode") : FanMode::fan_in,
+                     distribution
+                         ? enum_named<Distribution>(*distribution, kDistributions, "distribution")
+                         : Distribution::truncated_normal,
+                     read_seed(args));
+               }});
+    built.add("zeros", {{}, [](const Config&) { return zeros(); }}, {"zero"});
+    built.add("ones", {{}, [](const Config&) { return ones(); }}, {"one"});
+    built.add("constant", {{"value"}, [](const Config& args) {
+                             return constant(args.get_double("value", 0));
+                           }});
+    built.add("random_normal",
+              {{"mean", "stddev", "seed"},
+               [](const Config& args) {
+                 return random_normal(args.get_double("mean", 0), args.get_double("stddev", 0.05),
+                                      read_seed(args));
+               }},
+              {"normal"});
+    built.add("random_uniform",
+              {{"minval", "maxval", "seed"},
+               [](const Config& args) {
+                 return random_uniform(args.get_double("minval", -0.05),
+                                       args.get_double("maxval", 0.05), read_seed(args));
+               }},
+              {"uniform"});
+    built.add("truncated_normal", {{"mean", "stddev", "seed"}, [](const Config& args) {
+                                     return truncated_normal(args.get_double("mean", 0),
+                                                             args.get_double("stddev", 0.05),
+                                                             read_seed(args));
+                                   }});
+    built.add("orthogonal",
+              {{"gain", "seed"},
+               [](const Config& args) {
+                 return orthogonal(args.get_double("gain", 1.0), read_seed(args));
+               }},
+              {"OrthogonalInitializer"});
+    built.add("identity",
+              {{"gain"}, [](const Config& args) { return identity(args.get_double("gain", 1.0)); }},
+              {"IdentityInitializer"});
     return built;
   }();
   return r;
@@ -142,75 +245,99 @@ Fans compute_fans(const Shape& shape) {
           static_cast<double>(shape.dim(-1)) * receptive};
 }
 
-InitializerPtr variance_scaling(double scale, FanMode mode, Distribution distribution) {
-  return std::make_shared<VarianceScaling>(scale, mode, distribution, "VarianceScaling");
+InitializerPtr variance_scaling(double scale, FanMode mode, Distribution distribution, Seed seed) {
+  KILN_CHECK(scale > 0, "VarianceScaling: scale must be positive, got ", scale);
+  return drawn("VarianceScaling",
+               Config::map()
+                   .set("scale", scale)
+                   .set("mode", kFanModes[static_cast<int>(mode)])
+                   .set("distribution", kDistributions[static_cast<int>(distribution)])
+                   .set("seed", seed_config(seed)),
+               variance_scaling_draw(scale, mode, distribution), seed);
 }
 
-InitializerPtr glorot_uniform() {
-  return std::make_shared<VarianceScaling>(1.0, FanMode::fan_avg, Distribution::uniform,
-                                           "GlorotUniform");
+InitializerPtr glorot_uniform(Seed seed) {
+  return variance_family("GlorotUniform", 1.0, FanMode::fan_avg, Distribution::uniform, seed);
 }
-InitializerPtr glorot_normal() {
-  return std::make_shared<VarianceScaling>(1.0, FanMode::fan_avg, Distribution::truncated_normal,
-                                           "GlorotNormal");
+InitializerPtr glorot_normal(Seed seed) {
+  return variance_family("GlorotNormal", 1.0, FanMode::fan_avg, Distribution::truncated_normal,
+                         seed);
 }
-InitializerPtr he_uniform() {
-  return std::make_shared<VarianceScaling>(2.0, FanMode::fan_in, Distribution::uniform,
-                                           "HeUniform");
+InitializerPtr he_uniform(Seed seed) {
+  return variance_family("HeUniform", 2.0, FanMode::fan_in, Distribution::uniform, seed);
 }
-InitializerPtr he_normal() {
-  return std::make_shared<VarianceScaling>(2.0, FanMode::fan_in, Distribution::truncated_normal,
-                                           "HeNormal");
+InitializerPtr he_normal(Seed seed) {
+  return variance_family("HeNormal", 2.0, FanMode::fan_in, Distribution::truncated_normal, seed);
 }
-InitializerPtr lecun_uniform() {
-  return std::make_shared<VarianceScaling>(1.0, FanMode::fan_in, Distribution::uniform,
-                                           "LecunUniform");
+InitializerPtr lecun_uniform(Seed seed) {
+  return variance_family("LecunUniform", 1.0, FanMode::fan_in, Distribution::uniform, seed);
 }
-InitializerPtr lecun_normal() {
-  return std::make_shared<VarianceScaling>(1.0, FanMode::fan_in, Distribution::truncated_normal,
-                                           "LecunNormal");
+InitializerPtr lecun_normal(Seed seed) {
+  return variance_family("LecunNormal", 1.0, FanMode::fan_in, Distribution::truncated_normal, seed);
 }
 
 namespace {
 
 // Keras names the constant initializers apart: Zeros, Ones, and Constant(value).
-InitializerPtr filled(std::string class_name, double value) {
-  return simple(std::move(class_name),
-                [value](const Shape& shape, DType dtype, random::Generator&) {
-                  return full(shape, value, dtype);
-                });
+InitializerPtr filled(std::string class_name, Config config, double value) {
+  return drawn(std::move(class_name), std::move(config),
+               [value](const Shape& shape, DType dtype, random::Generator&) {
+                 return full(shape, value, dtype);
+               });
 }
 
 }  // namespace
 
 InitializerPtr zeros() {
-  return filled("Zeros", 0.0);
+  return filled("Zeros", Config::map(), 0.0);
 }
 InitializerPtr ones() {
-  return filled("Ones", 1.0);
+  return filled("Ones", Config::map(), 1.0);
 }
 InitializerPtr constant(double value) {
-  return filled("Constant", value);
+  return filled("Constant", Config::map().set("value", value), value);
 }
-InitializerPtr random_normal(double mean, double stddev) {
-  return simple("RandomNormal", [=](const Shape& shape, DType dtype, random::Generator& gen) {
-    return random::normal(shape, mean, stddev, dtype, gen);
-  });
+InitializerPtr random_normal(double mean, double stddev, Seed seed) {
+  return drawn(
+      "RandomNormal",
+      Config::map().set("mean", mean).set("stddev", stddev).set("seed", seed_config(seed)),
+      [=](const Shape& shape, DType dtype, random::Generator& gen) {
+        return random::normal(shape, mean, stddev, dtype, gen);
+      },
+      seed);
 }
-InitializerPtr random_uniform(double minval, double maxval) {
-  return simple("RandomUniform", [=](const Shape& shape, DType dtype, random::Generator& gen) {
-    return random::uniform(shape, minval, maxval, dtype, gen);
-  });
+InitializerPtr random_uniform(double minval, double maxval, Seed seed) {
+  KILN_CHECK(minval <= maxval, "RandomUniform: minval ", minval, " is above maxval ", maxval);
+  return drawn(
+      "RandomUniform",
+      Config::map().set("minval", minval).set("maxval", maxval).set("seed", seed_config(seed)),
+      [=](const Shape& shape, DType dtype, random::Generator& gen) {
+        return random::uniform(shape, minval, maxval, dtype, gen);
+      },
+      seed);
 }
-InitializerPtr truncated_normal(double mean, double stddev) {
-  return simple("TruncatedNormal", [=](const Shape& shape, DType dtype, random::Generator& gen) {
-    return random::truncated_normal(shape, mean, stddev, dtype, gen);
-  });
+InitializerPtr truncated_normal(double mean, double stddev, Seed seed) {
+  return drawn(
+      "TruncatedNormal",
+      Config::map().set("mean", mean).set("stddev", stddev).set("seed", seed_config(seed)),
+      [=](const Shape& shape, DType dtype, random::Generator& gen) {
+        return random::truncated_normal(shape, mean, stddev, dtype, gen);
+      },
+      seed);
 }
-InitializerPtr orthogonal(double gain) {
-  return simple("Orthogonal", [gain](const Shape& shape, DType dtype, random::Generator& gen) {
-    return draw_orthogonal(gain, shape, dtype, gen);
-  });
+InitializerPtr orthogonal(double gain, Seed seed) {
+  return drawn(
+      "Orthogonal", Config::map().set("gain", gain).set("seed", seed_config(seed)),
+      [gain](const Shape& shape, DType dtype, random::Generator& gen) {
+        return draw_orthogonal(gain, shape, dtype, gen);
+      },
+      seed);
+}
+InitializerPtr identity(double gain) {
+  return drawn("IdentityInitializer", Config::map().set("gain", gain),
+               [gain](const Shape& shape, DType dtype, random::Generator&) {
+                 return draw_identity(gain, shape, dtype);
+               });
 }
 
 std::vector<std::string> known_names() {
@@ -218,7 +345,30 @@ std::vector<std::string> known_names() {
 }
 
 InitializerPtr get(std::string_view name) {
-  return registry().get(name)();
+  return registry().get(name).make(Config::map());
+}
+
+InitializerPtr from_config(const Config& spec) {
+  const KerasObject object = read_keras_object(spec, "an initializer");
+  const std::string& class_name = object.class_name.as_string();
+  const InitializerKind kind = registry().get(class_name, object.class_name.where());
+  object.arguments.check_keys(kind.keys, class_name);
+  return kind.make(object.arguments);
+}
+
+Config serialize(const Initializer& initializer) {
+  return Config::map()
+      .set("module", "keras.initializers")
+      .set("class_name", initializer.name())
+      .set("config", initializer.get_config())
+      .set("registered_name", Config());
+}
+
+InitializerArg::InitializerArg(const char* name) : InitializerArg(std::string_view(name)) {}
+InitializerArg::InitializerArg(std::string_view name) : initializer_(initializers::get(name)) {}
+InitializerArg::InitializerArg(const std::string& name) : InitializerArg(std::string_view(name)) {}
+InitializerArg::InitializerArg(InitializerPtr initializer) : initializer_(std::move(initializer)) {
+  KILN_CHECK(initializer_ != nullptr, "an initializer argument must not be null");
 }
 
 }  // namespace kiln::initializers

@@ -25,15 +25,14 @@ void BatchNormalization::build(const std::vector<Shape>& input_shapes) {
              ", got input ", s);
   const Shape shape{channels};
   if (options_.scale)
-    gamma_ = add_weight("gamma", shape, initializers::get(options_.gamma_initializer), true,
-                        options_.gamma_regularizer);
+    gamma_ = add_weight("gamma", shape, options_.gamma_initializer.get(), true,
+                        options_.gamma_regularizer, options_.gamma_constraint);
   if (options_.center)
-    beta_ = add_weight("beta", shape, initializers::get(options_.beta_initializer), true,
-                       options_.beta_regularizer);
-  moving_mean_ =
-      add_weight("moving_mean", shape, initializers::get(options_.moving_mean_initializer), false);
-  moving_variance_ = add_weight("moving_variance", shape,
-                                initializers::get(options_.moving_variance_initializer), false);
+    beta_ = add_weight("beta", shape, options_.beta_initializer.get(), true,
+                       options_.beta_regularizer, options_.beta_constraint);
+  moving_mean_ = add_weight("moving_mean", shape, options_.moving_mean_initializer.get(), false);
+  moving_variance_ =
+      add_weight("moving_variance", shape, options_.moving_variance_initializer.get(), false);
 }
 
 std::pair<Tensor, Tensor> BatchNormalization::moments(const Tensor& x, const Tensor& mask) const {
@@ -116,8 +115,8 @@ const FieldTable<Options>& fields() {
       initializer_field("moving_variance_initializer", &Options::moving_variance_initializer),
       regularizer_field("beta_regularizer", &Options::beta_regularizer),
       regularizer_field("gamma_regularizer", &Options::gamma_regularizer),
-      null_field<Options>("beta_constraint"),
-      null_field<Options>("gamma_constraint"),
+      constraint_field("beta_constraint", &Options::beta_constraint),
+      constraint_field("gamma_constraint", &Options::gamma_constraint),
       field("synchronized", &Options::synchronized),
       read_only(fixed_field<Options>("renorm", Config(false))),
       read_only(null_field<Options>("renorm_clipping")),

@@ -21,12 +21,14 @@ struct BatchNormalizationOptions {
   bool synchronized = false;
   bool center = true;  // learn beta
   bool scale = true;   // learn gamma
-  std::string beta_initializer = "zeros";
-  std::string gamma_initializer = "ones";
-  std::string moving_mean_initializer = "zeros";
-  std::string moving_variance_initializer = "ones";
+  initializers::InitializerArg beta_initializer = "zeros";
+  initializers::InitializerArg gamma_initializer = "ones";
+  initializers::InitializerArg moving_mean_initializer = "zeros";
+  initializers::InitializerArg moving_variance_initializer = "ones";
   regularizers::RegularizerPtr beta_regularizer = nullptr;
   regularizers::RegularizerPtr gamma_regularizer = nullptr;
+  constraints::ConstraintPtr beta_constraint = nullptr;
+  constraints::ConstraintPtr gamma_constraint = nullptr;
   KILN_LAYER_ARGS_FIELDS
 };
 

@@ -27,11 +27,11 @@ void LayerNormalization::build(const std::vector<Shape>& input_shapes) {
   }
   param_shape_ = Shape(std::move(dims));
   if (options_.scale || options_.rms_scaling)
-    gamma_ = add_weight("gamma", param_shape_, initializers::get(options_.gamma_initializer), true,
-                        options_.gamma_regularizer);
+    gamma_ = add_weight("gamma", param_shape_, options_.gamma_initializer.get(), true,
+                        options_.gamma_regularizer, options_.gamma_constraint);
   if (options_.center && !options_.rms_scaling)
-    beta_ = add_weight("beta", param_shape_, initializers::get(options_.beta_initializer), true,
-                       options_.beta_regularizer);
+    beta_ = add_weight("beta", param_shape_, options_.beta_initializer.get(), true,
+                       options_.beta_regularizer, options_.beta_constraint);
 }
 
 std::vector<Tensor> LayerNormalization::call(const std::vector<Tensor>& inputs,
@@ -74,8 +74,8 @@ const FieldTable<Options>& fields() {
       initializer_field("gamma_initializer", &Options::gamma_initializer),
       regularizer_field("beta_regularizer", &Options::beta_regularizer),
       regularizer_field("gamma_regularizer", &Options::gamma_regularizer),
-      null_field<Options>("beta_constraint"),
-      null_field<Options>("gamma_constraint")};
+      constraint_field("beta_constraint", &Options::beta_constraint),
+      constraint_field("gamma_constraint", &Options::gamma_constraint)};
   return table;
 }
 

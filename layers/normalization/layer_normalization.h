@@ -17,10 +17,12 @@ struct LayerNormalizationOptions {
   bool center = true;
   bool scale = true;
   bool rms_scaling = false;
-  std::string beta_initializer = "zeros";
-  std::string gamma_initializer = "ones";
+  initializers::InitializerArg beta_initializer = "zeros";
+  initializers::InitializerArg gamma_initializer = "ones";
   regularizers::RegularizerPtr beta_regularizer = nullptr;
   regularizers::RegularizerPtr gamma_regularizer = nullptr;
+  constraints::ConstraintPtr beta_constraint = nullptr;
+  constraints::ConstraintPtr gamma_constraint = nullptr;
   KILN_LAYER_ARGS_FIELDS
 };
 

@@ -30,6 +30,7 @@ class ForgetGateBias : public initializers::Initializer {
         {(*base_)({units}, dtype, gen), ones({units}, dtype), (*base_)({2 * units}, dtype, gen)});
   }
   std::string name() const override { return base_->name(); }
+  Config get_config() const override { return base_->get_config(); }
 
  private:
   initializers::InitializerPtr base_;
@@ -75,18 +76,19 @@ void Recurrent::build(const std::vector<Shape>& input_shapes) {
              " expects [batch, time, features] with known features, got ", x);
   const rnn::CellLayout layout{cell_, units_};
   const int64_t width = layout.gates() * units_;
-  kernel_ = add_weight("kernel", {x[2], width}, initializers::get(options_.kernel_initializer),
-                       true, options_.kernel_regularizer);
-  recurrent_kernel_ = add_weight("recurrent_kernel", {units_, width},
-                                 initializers::get(options_.recurrent_initializer), true,
-                                 options_.recurrent_regularizer);
+  kernel_ = add_weight("kernel", {x[2], width}, options_.kernel_initializer.get(), true,
+                       options_.kernel_regularizer, options_.kernel_constraint);
+  recurrent_kernel_ =
+      add_weight("recurrent_kernel", {units_, width}, options_.recurrent_initializer.get(), true,
+                 options_.recurrent_regularizer, options_.recurrent_constraint);
   if (!options_.use_bias) return;
-  initializers::InitializerPtr bias_init = initializers::get(options_.bias_initializer);
+  initializers::InitializerPtr bias_init = options_.bias_initializer.get();
   if (cell_ == rnn::Cell::lstm && options_.unit_forget_bias)
     bias_init = std::make_shared<ForgetGateBias>(bias_init);
   // A GRU with reset_after has separate input and recurrent biases: rows 0 and 1.
   const Shape shape = cell_ == rnn::Cell::gru ? Shape{2, width} : Shape{width};
-  bias_ = add_weight("bias", shape, bias_init, true, options_.bias_regularizer);
+  bias_ = add_weight("bias", shape, bias_init, true, options_.bias_regularizer,
+                     options_.bias_constraint);
 }
 
 // The kernels run in float32 (or float64): under a mixed policy the weights are read unrounded.
@@ -211,8 +213,10 @@ FieldTable<Options> table_for(rnn::Cell cell) {
       regularizer_field("kernel_regularizer", &Options::kernel_regularizer),
       regularizer_field("recurrent_regularizer", &Options::recurrent_regularizer),
       regularizer_field("bias_regularizer", &Options::bias_regularizer),
-      null_field<Options>("activity_regularizer"), null_field<Options>("kernel_constraint"),
-      null_field<Options>("recurrent_constraint"), null_field<Options>("bias_constraint"),
+      activity_regularizer_field<Options>(),
+      constraint_field("kernel_constraint", &Options::kernel_constraint),
+      constraint_field("recurrent_constraint", &Options::recurrent_constraint),
+      constraint_field("bias_constraint", &Options::bias_constraint),
       field("dropout", &Options::dropout), field("recurrent_dropout", &Options::recurrent_dropout),
       field("seed", &Options::seed), field("return_sequences", &Options::return_sequences),
       field("return_state", &Options::return_state), field("go_backwards", &Options::go_backwards),

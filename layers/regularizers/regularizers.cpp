@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/keras_object.h"
 #include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
@@ -95,16 +96,22 @@ RegularizerPtr get(std::string_view name) {
 RegularizerPtr from_config(const Config& config) {
   if (config.is_null()) return nullptr;
   if (config.is_string()) return get(config.as_string());
-  const Config& cls = config["class_name"];
+  const KerasObject object = read_keras_object(config, "a regularizer");
   return registry()
-      .get(cls.as_string(), cls.where())
-      .from_arguments(config.contains("config") ? config["config"] : Config::map());
+      .get(object.class_name.as_string(), object.class_name.where())
+      .from_arguments(object.arguments);
 }
 
 Config serialize(const Regularizer& regularizer) {
   return Config::map()
+      .set("module", "keras.regularizers")
       .set("class_name", regularizer.class_name())
-      .set("config", regularizer.get_config());
+      .set("config", regularizer.get_config())
+      .set("registered_name", Config());
+}
+
+std::vector<std::string> known_names() {
+  return registry().names();
 }
 
 }  // namespace kiln::regularizers

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kiln/framework/core/config.h"
 #include "kiln/framework/tensor/tensor.h"
@@ -27,8 +28,11 @@ RegularizerPtr l1_l2(double l1 = 0.01, double l2 = 0.01);
 
 // "l1" / "L1" / "l2" / "L2" / "l1_l2" / "L1L2" with defaults; unknown names suggest close ones.
 RegularizerPtr get(std::string_view name);
-// A name, or {"class_name": "L2", "config": {"l2": 0.001}}; null gives nullptr.
+// A name, {L2: {l2: 0.001}} or Keras's {"class_name": "L2", "config": {"l2": 0.001}}; null gives
+// nullptr.
 RegularizerPtr from_config(const Config& config);
+// Keras's serialized form: {"module": "keras.regularizers", "class_name", "config", ...}.
 Config serialize(const Regularizer& regularizer);
+std::vector<std::string> known_names();
 
 }  // namespace kiln::regularizers

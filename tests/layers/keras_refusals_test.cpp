@@ -34,13 +34,16 @@ std::string error_reading(const std::string& class_name, const std::string& conf
   });
 }
 
-TEST(KerasRefusals, ConstraintsAndActivityRegularizers) {
-  EXPECT_THAT(
-      error_reading("Dense", R"({"units": 2, "kernel_constraint": {"class_name": "NonNeg"}})"),
-      HasSubstr("Dense: 'kernel_constraint' is not supported by kiln"));
+TEST(KerasRefusals, ArgumentsAKerasObjectDoesNotTakeAreNamed) {
+  EXPECT_THAT(error_reading("Dense", R"({"units": 2, "kernel_constraint":
+                                         {"class_name": "NonNeg", "config": {"axis": 0}}})"),
+              HasSubstr("unknown key 'axis' for NonNeg"));
   EXPECT_THAT(error_reading("Conv2D", R"({"filters": 2, "kernel_size": 3,
-                                          "activity_regularizer": {"class_name": "L2"}})"),
-              HasSubstr("Conv2D: 'activity_regularizer' is not supported by kiln"));
+                                          "activity_regularizer": {"L2": {"l1": 0.1}}})"),
+              HasSubstr("unknown key 'l1' for L2"));
+  EXPECT_THAT(error_reading("Dense", R"({"units": 2, "kernel_initializer":
+                                         {"RandomNormal": {"stdev": 0.1}}})"),
+              HasSubstr("unknown key 'stdev' for RandomNormal (did you mean 'stddev'"));
 }
 
 TEST(KerasRefusals, RecurrentFeaturesKilnDoesNotHave) {

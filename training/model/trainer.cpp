@@ -8,6 +8,7 @@
 #include "kiln/framework/distributed/communicator.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/layers/call_losses.h"
 #include "kiln/losses/registry.h"
 #include "kiln/optimizers/loss_scale_optimizer.h"
 #include "kiln/optimizers/registry.h"
@@ -294,10 +295,12 @@ Trainer::ReplicaSteps Trainer::make_steps(const FunctionOptions& train_options,
       [this](const std::vector<Tensor>& x, const std::vector<Tensor>& y,
              const std::vector<Tensor>& sw) {
         const std::lock_guard lock(trace_mutex_);
+        const layers::CallLosses added;
         const std::vector<Tensor> predictions =
             model_(x, layers::CallContext{.training = false, .masks = {}});
         const std::vector<Tensor> masks = model_.output_masks();
-        return update_metrics(total_loss(y, predictions, sw, masks), y, predictions, sw, masks);
+        return update_metrics(total_loss(y, predictions, sw, masks, added.total()), y, predictions,
+                              sw, masks);
       },
       test_options);
   return steps;
@@ -320,9 +323,10 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
   Tensor loss;  // the metrics' loss; the gradients are of the optimizer's scaled one
   auto [scaled_loss, grads] = value_and_grad(
       [&] {
+        const layers::CallLosses added;
         predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
         masks = model_.output_masks();
-        loss = total_loss(y, predictions, sample_weight, masks);
+        loss = total_loss(y, predictions, sample_weight, masks, added.total());
         return optimizer_->scale_loss(loss);
       },
       variables);
@@ -411,7 +415,7 @@ void Trainer::prepare_predict(const std::vector<Tensor>& given) {
 
 Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
                            const std::vector<Tensor>& sample_weight,
-                           const std::vector<Tensor>& masks) const {
+                           const std::vector<Tensor>& masks, const Tensor& added_loss) const {
   const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
   Tensor total;
   for (size_t o = 0; o < losses_.size(); ++o) {
@@ -419,6 +423,8 @@ Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tenso
     if (!options_.loss_weights.empty()) l = l * options_.loss_weights[o];
     total = total.defined() ? total + l : l;
   }
+  // A replica's activity penalties are on its rows only: the replicas' sum is one device's.
+  if (added_loss.defined()) total = total + ops::cast(added_loss, total.dtype());
   Tensor penalty = model_.regularization_loss();
   if (!penalty.defined()) return total;
   // Each replica adds its share: the replicas' losses sum to one penalty, as one device's.

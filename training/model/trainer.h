@@ -141,10 +141,11 @@ class Trainer {
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                       const std::vector<Tensor>& sample_weight);
   // masks: the model's output masks (Model::output_masks); masked positions count in neither
-  // the loss nor the metrics.
+  // the loss nor the metrics. added_loss: the losses the forward pass added (layers::CallLosses:
+  // activity regularizers), undefined for none.
   Tensor total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
-                    const std::vector<Tensor>& sample_weight,
-                    const std::vector<Tensor>& masks) const;
+                    const std::vector<Tensor>& sample_weight, const std::vector<Tensor>& masks,
+                    const Tensor& added_loss) const;
   std::vector<Tensor> update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
                                      const std::vector<Tensor>& predictions,
                                      const std::vector<Tensor>& sample_weight,
