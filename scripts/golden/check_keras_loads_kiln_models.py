@@ -22,6 +22,42 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import generate_keras_model_files  # noqa: E402,F401  (registers the custom layer "kiln>Scale")
 
 
+# Layer arguments that are Keras objects: Keras must read back the class and every argument kiln
+# wrote (an initializer's stddev, a constraint's max_value), not only predict alike.
+OBJECT_SUFFIXES = ("_initializer", "_regularizer", "_constraint")
+
+
+def layer_configs(config):
+    """Every layer config in a serialized model, nested models included, by layer name."""
+    out = {}
+    for layer in config.get("config", {}).get("layers", []):
+        out[layer["config"]["name"]] = layer["config"]
+        out.update(layer_configs(layer))
+    return out
+
+
+def same_object(kiln, keras_value):
+    if kiln is None or keras_value is None:
+        return kiln is None and keras_value is None
+    if kiln["class_name"] != keras_value["class_name"]:
+        return False
+    return all(np.isclose(v, keras_value["config"].get(k)) if isinstance(v, (int, float))
+               and not isinstance(v, bool) else v == keras_value["config"].get(k)
+               for k, v in kiln["config"].items())
+
+
+def object_arguments_differ(path, model):
+    written = layer_configs(json.loads(zipfile.ZipFile(path).read("config.json")))
+    read = {layer.name: layer.get_config() for layer in model._flatten_layers(include_self=False)}
+    differ = []
+    for name, config in written.items():
+        for key, value in config.items():
+            if key.endswith(OBJECT_SUFFIXES) and name in read and key in read[name]:
+                if not same_object(value, read[name][key]):
+                    differ.append(f"{name}.{key}: kiln wrote {value}, Keras read {read[name][key]}")
+    return differ
+
+
 def main(kiln_dir):
     worst, failures = 0.0, 0
     files = sorted(pathlib.Path(kiln_dir).glob("*.keras"))
@@ -46,6 +82,9 @@ def main(kiln_dir):
             if not model.compiled or steps != saved_steps:
                 print(f"{path.name}: optimizer step {steps}, file says {saved_steps}")
                 failures += 1
+        for difference in object_arguments_differ(path, model):
+            print(f"{path.name}: {difference}")
+            failures += 1
         print(f"{path.name}: Keras's predictions differ from kiln's by {diff:.3g}{note}")
         worst = max(worst, diff)
     return 0 if worst <= 1e-5 and failures == 0 else 1

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # Usage: pip install tensorflow-cpu h5py && python3 scripts/golden/generate_keras_model_files.py
+#        [CASE ...]   (only those cases; all by default)
 """Writes tests/training/saving/data/keras_models/: whole models saved by Keras 3 itself
 (model.save("<case>.keras")), for kiln's load_model tests.
 
@@ -139,10 +140,34 @@ def custom():
     return keras.Sequential([keras.Input((4,)), Scale(), L.Dense(2)], name="custom")
 
 
+def weight_arguments():
+    """Every weight argument away from its default: initializers, regularizers and constraints
+    with arguments, and an activity regularizer."""
+    model = keras.Sequential([
+        keras.Input((6,)),
+        L.Dense(5, activation="relu",
+                kernel_initializer=keras.initializers.RandomNormal(0.5, 0.1, seed=3),
+                bias_initializer=keras.initializers.Constant(0.25),
+                kernel_regularizer=keras.regularizers.L1L2(0.001, 0.002),
+                kernel_constraint=keras.constraints.MaxNorm(1.5),
+                bias_constraint=keras.constraints.NonNeg(),
+                activity_regularizer=keras.regularizers.L2(0.01)),
+        L.LayerNormalization(beta_initializer=keras.initializers.Constant(0.5),
+                             gamma_constraint=keras.constraints.MinMaxNorm(0.5, 2.0)),
+        L.Dense(2, kernel_initializer=keras.initializers.VarianceScaling(0.5, "fan_out",
+                                                                          "uniform"),
+                kernel_constraint=keras.constraints.UnitNorm()),
+    ], name="weight_arguments")
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(rng.standard_normal((8, 6)), rng.standard_normal((8, 2)), batch_size=4, verbose=0)
+    return model
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for build in (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
-                  multi_input, custom):
+    cases = (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
+             multi_input, custom, weight_arguments)
+    for build in [c for c in cases if len(sys.argv) < 2 or c.__name__ in sys.argv[1:]]:
         keras.utils.clear_session()
         model = build()
         randomize(model)

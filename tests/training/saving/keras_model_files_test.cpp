@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "kiln/layers/merge/concatenate.h"
 #include "kiln/layers/merge/merge.h"
 #include "kiln/layers/normalization/batch_normalization.h"
+#include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/registry.h"
 #include "kiln/optimizers/optimizer.h"
@@ -121,9 +123,59 @@ TEST_P(KerasModelFiles, KilnsCopyOfKerasFileReloadsTheSame) {
   export_for_keras(*again, e.inputs);
 }
 
+// Every layer config in a serialized model, nested models' too, by layer name.
+void collect_layer_configs(const Config& model, std::map<std::string, Config>& out) {
+  const Config* list = model["config"].find("layers");
+  if (list == nullptr) return;
+  for (const Config& layer : list->as_list()) {
+    out[layer["config"]["name"].as_string()] = layer["config"];
+    collect_layer_configs(layer, out);
+  }
+}
+
+bool ends_with(const std::string& key, const std::string& suffix) {
+  return key.size() > suffix.size() &&
+         key.compare(key.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Keras's initializers, regularizers and constraints (with their arguments) are what kiln's
+// layers hold: each argument Keras wrote, kiln writes back with the same value.
+TEST_P(KerasModelFiles, KilnKeepsEveryArgumentOfKerasObjects) {
+  const std::string path = kModels + GetParam() + ".keras";
+  const Config keras_model =
+      Config::from_json(saving::archive_entry(saving::read_zip_archive(path), "config.json", path));
+  std::map<std::string, Config> written;
+  collect_layer_configs(keras_model, written);
+  std::map<std::string, Config> ours_by_name;
+  collect_layer_configs(layers::serialize_layer(*load_model(path)), ours_by_name);
+  size_t compared = 0;
+  for (const auto& [name, keras_layer] : written) {
+    for (const auto& [key, value] : keras_layer.as_map()) {
+      if (!value.is_map() || !(ends_with(key, "_initializer") || ends_with(key, "_regularizer") ||
+                               ends_with(key, "_constraint")))
+        continue;
+      SCOPED_TRACE(name + "." + key);
+      ++compared;
+      ASSERT_TRUE(ours_by_name.contains(name));
+      const Config& ours = ours_by_name.at(name)[key];
+      EXPECT_EQ(ours["class_name"].as_string(), value["class_name"].as_string());
+      for (const auto& [argument, given] : value["config"].as_map()) {
+        SCOPED_TRACE(argument);
+        if (given.is_number()) {
+          EXPECT_DOUBLE_EQ(ours["config"][argument].as_double(), given.as_double());
+        } else if (!given.is_null() || ours["config"].contains(argument)) {
+          EXPECT_EQ(ours["config"][argument].to_json(), given.to_json());
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, KerasModelFiles,
                          testing::Values("mlp", "cnn", "conv1d", "recurrent", "masked_functional",
-                                         "masking", "masking_functional", "multi_input", "custom"));
+                                         "masking", "masking_functional", "multi_input", "custom",
+                                         "weight_arguments"));
 
 TEST(KerasModelFile, KerasCompiledModelLoadsCompiledWithItsOptimizerState) {
   layers::reset_names();
@@ -178,6 +230,27 @@ std::shared_ptr<Model> kiln_sequential() {
       "kiln_sequential");
 }
 
+// Every weight argument away from its default, so the Keras check reads them all.
+std::shared_ptr<Model> kiln_weight_arguments() {
+  return std::make_shared<Sequential>(
+      std::vector<layers::LayerRef>{
+          layers::Input({6}),
+          layers::Dense(5, {.activation = "relu",
+                            .kernel_initializer = initializers::random_normal(0.5, 0.1, 3),
+                            .bias_initializer = initializers::constant(0.25),
+                            .kernel_regularizer = regularizers::l1_l2(0.001, 0.002),
+                            .kernel_constraint = constraints::max_norm(1.5),
+                            .bias_constraint = constraints::non_neg(),
+                            .activity_regularizer = regularizers::l2(0.01)}),
+          layers::LayerNormalization({.beta_initializer = initializers::constant(0.5),
+                                      .gamma_constraint = constraints::min_max_norm(0.5, 2.0)}),
+          layers::Dense(
+              2, {.kernel_initializer = initializers::variance_scaling(
+                      0.5, initializers::FanMode::fan_out, initializers::Distribution::uniform),
+                  .kernel_constraint = constraints::unit_norm()})},
+      "kiln_weight_arguments");
+}
+
 std::vector<Tensor> functional_inputs() {
   return {from_vector<int32_t>({1, 4, 2, 0, 3, 5, 0, 0, 9, 8, 7, 6}, {3, 4}, DType::i32),
           random::normal({3, 3})};
@@ -228,6 +301,18 @@ TEST(KerasModelFile, KilnSequentialModelRoundTripsCompiled) {
   std::shared_ptr<Model> model = kiln_sequential();
   model->compile({.optimizer = "rmsprop", .loss = "sparse_categorical_crossentropy"});
   expect_round_trip(model, sequential_inputs(), {from_vector<int32_t>({0, 1, 2}, {3}, DType::i32)});
+}
+
+TEST(KerasModelFile, KilnModelWithWeightArgumentsRoundTripsCompiled) {
+  layers::reset_names();
+  std::shared_ptr<Model> model = kiln_weight_arguments();
+  model->compile({.optimizer = "sgd", .loss = "mse"});
+  expect_round_trip(model, {random::normal({4, 6})}, {random::normal({4, 2})});
+  // The arguments themselves are in the file, not only their effect on the weights.
+  const Config dense = layers::serialize_layer(*model->get_layer("dense"))["config"];
+  EXPECT_EQ(dense["kernel_initializer"]["config"]["stddev"].as_double(), 0.1);
+  EXPECT_EQ(dense["kernel_constraint"]["config"]["max_value"].as_double(), 1.5);
+  EXPECT_EQ(dense["activity_regularizer"]["config"]["l2"].as_double(), 0.01);
 }
 
 TEST(KerasModelFile, AnUncompiledModelSavesWithoutCompileConfig) {
