@@ -205,9 +205,10 @@ const FieldTable<OptimizerOptions>& optimizer_fields() {
       field("global_clipnorm", &O::global_clipnorm),
       field("clipvalue", &O::clipvalue),
       fixed_field<O>("use_ema", Config(false), "kiln has no weight averaging"),
-      // These act only with use_ema, so any value of theirs is harmless.
-      ignored_field<O>("ema_momentum", Config(0.99)),
-      ignored_field<O>("ema_overwrite_frequency", Config()),
+      // These act only with use_ema, so any value of theirs is harmless; kept so configs
+      // round-trip.
+      field("ema_momentum", &O::ema_momentum),
+      field("ema_overwrite_frequency", &O::ema_overwrite_frequency),
       null_field<O>("loss_scale_factor"),
       null_field<O>("gradient_accumulation_steps")};
   return table;

@@ -25,6 +25,9 @@ struct OptimizerOptions {
   std::optional<double> clipvalue;        // per-element limit
   std::optional<double> global_clipnorm;  // limit on the norm of all gradients together
   std::optional<double> weight_decay;     // decoupled decay (AdamW's, and Keras's for all)
+  // Keras's weight averaging arguments, which act only with use_ema (refused: kiln has none).
+  double ema_momentum = 0.99;
+  std::optional<int64_t> ema_overwrite_frequency;
   std::string name;
 };
 

@@ -171,18 +171,19 @@ namespace {
 using Options = MultiHeadAttentionOptions;
 
 // Keras writes attention_axes as [1] once built, the time axis: the only axes kiln attends over,
-// and what null (written here, Keras's default) means for [batch, time, features] inputs.
+// and what null (Keras's default) means for [batch, time, features] inputs.
 ConfigField<Options> time_axis_only() {
   return {"attention_axes",
-          [](const Config& axes, Options&, std::string_view what) {
-            KILN_CHECK(axes.is_list() && axes.size() == 1 && axes.at(0).as_int() == 1, axes.where(),
-                       what, ": attention_axes other than the time axis ([1]) are not supported");
+          [](const Config& axes, Options& into, std::string_view what) {
+            KILN_CHECK(axes.as_int_list() == std::vector<int64_t>{1}, axes.where(), what,
+                       ": attention_axes other than the time axis ([1]) are not supported");
+            into.attention_axes = axes.as_int_list();
           },
-          [](const Options&) { return Config(); }};
+          [](const Options& o) { return detail::to_config(o.attention_axes); }};
 }
 
-// Keras writes value_dim resolved (the constructor resolves it too) and output_shape as an int
-// or a one-element list, null for the query's last dim.
+// Keras writes value_dim resolved (the constructor resolves it too) and output_shape as a
+// one-element list (given as an int or a list), null for the query's last dim.
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table{
       field("value_dim", &Options::value_dim),
@@ -191,7 +192,7 @@ const FieldTable<Options>& fields() {
       field(
           "output_shape", &Options::output_shape,
           [](const Config& s) { return s.is_list() ? s.at(0).as_int() : s.as_int(); },
-          [](int64_t out) { return out > 0 ? Config(out) : Config(); }),
+          [](int64_t out) { return out > 0 ? Config(std::vector<int64_t>{out}) : Config(); }),
       time_axis_only(),
       field("use_causal_mask", &Options::use_causal_mask),
       initializer_field("kernel_initializer", &Options::kernel_initializer),

@@ -25,6 +25,9 @@ struct MultiHeadAttentionOptions {
   bool use_bias = true;
   int64_t output_shape = 0;  // 0: the query's last dim
   bool use_causal_mask = false;
+  // The axes attended over: only the time axis ({1}) of [batch, time, features] inputs, which
+  // null (Keras's default) also means; kept as given so configs round-trip.
+  std::optional<std::vector<int64_t>> attention_axes = std::nullopt;
   initializers::InitializerArg kernel_initializer = "glorot_uniform";
   initializers::InitializerArg bias_initializer = "zeros";
   regularizers::RegularizerPtr kernel_regularizer = nullptr;

@@ -41,6 +41,9 @@ struct RecurrentOptions {
   bool return_sequences = false;
   bool return_state = false;
   bool go_backwards = false;
+  // Keras unrolls the loop into separate steps when set; kiln's traced loop computes the same
+  // either way, so it is kept only for the config.
+  bool unroll = false;
   // Masked steps output zeros instead of repeating the last h (Keras sets it in Bidirectional).
   bool zero_output_for_mask = false;
   std::optional<int64_t> seed = std::nullopt;
