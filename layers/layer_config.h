@@ -13,6 +13,7 @@
 
 #include "kiln/framework/core/config.h"
 #include "kiln/framework/core/config_fields.h"
+#include "kiln/layers/activations/activations.h"
 #include "kiln/layers/constraints/constraints.h"
 #include "kiln/layers/initializers/initializers.h"
 #include "kiln/layers/layer.h"
@@ -44,6 +45,13 @@ template <typename Options>
 ConfigField<Options> regularizer_field(std::string key,
                                        regularizers::RegularizerPtr Options::*member) {
   return field(std::move(key), member, regularizers::from_config, serialize_regularizer);
+}
+
+template <typename Options>
+ConfigField<Options> activation_field(std::string key,
+                                      activations::ActivationArg Options::*member) {
+  return field(std::move(key), member, activations::ActivationArg::from_config,
+               [](const activations::ActivationArg& a) { return a.to_config(); });
 }
 
 template <typename Options>

@@ -23,7 +23,6 @@ BaseConv::BaseConv(int rank, std::string_view what, ConvWindow window, LayerArgs
              Shape(window_.strides), " and dilation_rate ", Shape(window_.dilation_rate));
   const bool causal = rank == 1 && window_.padding == "causal";
   if (!causal) ops::parse_padding(window_.padding);  // "valid" or "same", else an error
-  activation_ = activations::get(window_.activation);
 }
 
 void BaseConv::build(const std::vector<Shape>& input_shapes) {
@@ -67,7 +66,7 @@ std::vector<Tensor> BaseConv::call(const std::vector<Tensor>& inputs, const Call
   dims.push_back(-1);
   Tensor y = convolve(x, ops::reshape(read(kernel_), Shape(std::move(dims))), g);
   if (window_.use_bias) y = y + read(bias_);
-  return {activation_(y)};
+  return {window_.activation(y)};
 }
 
 Config BaseConv::get_config() const {

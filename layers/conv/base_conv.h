@@ -21,7 +21,7 @@ struct ConvWindow {
   std::vector<int64_t> strides;
   std::string padding;  // "valid", "same"; "causal" for rank 1
   std::vector<int64_t> dilation_rate;
-  std::string activation;
+  activations::ActivationArg activation = "linear";
   bool use_bias = true;
   initializers::InitializerArg kernel_initializer = "glorot_uniform";
   initializers::InitializerArg bias_initializer = "zeros";
@@ -65,7 +65,7 @@ FieldTable<Options> conv_fields(const std::string& kernel,
           field("padding", &Options::padding),
           channels_last_field<Options>(),
           field("dilation_rate", &Options::dilation_rate),
-          field("activation", &Options::activation),
+          activation_field("activation", &Options::activation),
           field("use_bias", &Options::use_bias),
           initializer_field(kernel + "_initializer", kernel_initializer),
           initializer_field("bias_initializer", &Options::bias_initializer),
@@ -100,7 +100,6 @@ class BaseConv : public Layer {
 
   int rank_;
   ConvWindow window_;
-  activations::Activation activation_;
   int64_t in_channels_ = -1;
   Variable kernel_;
   Variable bias_;

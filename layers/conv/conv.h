@@ -16,7 +16,7 @@ struct ConvOptions {
   std::string padding = "valid";       // "valid", "same"; Conv1D also "causal"
   std::vector<int64_t> dilation_rate = {1};
   int64_t groups = 1;
-  std::string activation = "linear";
+  activations::ActivationArg activation = "linear";
   bool use_bias = true;
   initializers::InitializerArg kernel_initializer = "glorot_uniform";
   initializers::InitializerArg bias_initializer = "zeros";

@@ -15,7 +15,7 @@ struct DepthwiseConv2DOptions {
   std::vector<int64_t> strides = {1};
   std::string padding = "valid";  // "valid" or "same"
   std::vector<int64_t> dilation_rate = {1};
-  std::string activation = "linear";
+  activations::ActivationArg activation = "linear";
   bool use_bias = true;
   initializers::InitializerArg depthwise_initializer = "glorot_uniform";
   initializers::InitializerArg bias_initializer = "zeros";

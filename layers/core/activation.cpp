@@ -4,10 +4,8 @@
 
 namespace kiln::layers {
 
-Activation::Activation(std::string activation, ActivationOptions options)
-    : Layer(options.layer_args()),
-      activation_name_(std::move(activation)),
-      activation_(activations::get(activation_name_)) {
+Activation::Activation(activations::ActivationArg activation, ActivationOptions options)
+    : Layer(options.layer_args()), activation_(std::move(activation)) {
   supports_masking_ = true;
 }
 
@@ -16,12 +14,12 @@ std::vector<Tensor> Activation::call(const std::vector<Tensor>& inputs, const Ca
 }
 
 Config Activation::get_config() const {
-  return Layer::get_config().set("activation", activation_name_);
+  return Layer::get_config().set("activation", activation_.to_config());
 }
 
 LayerPtr Activation::from_config(const Config& c) {
   return std::make_shared<Activation>(
-      c["activation"].as_string(),
+      activations::ActivationArg::from_config(c["activation"]),
       read_layer_fields<ActivationOptions>(c, "Activation", {"activation"}));
 }
 

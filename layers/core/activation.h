@@ -1,5 +1,5 @@
 #pragma once
-// keras.layers.Activation: an activation by name as a layer.
+// keras.layers.Activation: an activation (a name, or a name with arguments) as a layer.
 #include <string>
 
 #include "kiln/layers/activations/activations.h"
@@ -15,15 +15,14 @@ class Activation : public Layer {
   KILN_LAYER_CLASS(Activation)
 
  public:
-  explicit Activation(std::string activation, ActivationOptions options = {});
+  explicit Activation(activations::ActivationArg activation, ActivationOptions options = {});
   static LayerPtr from_config(const Config& config);
 
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) override;
   Config get_config() const override;
 
  private:
-  std::string activation_name_;
-  activations::Activation activation_;
+  activations::ActivationArg activation_;
 };
 
 }  // namespace kiln::layers

@@ -8,10 +8,7 @@
 namespace kiln::layers {
 
 Dense::Dense(int64_t units, DenseOptions options)
-    : Layer(options.layer_args()),
-      units_(units),
-      options_(std::move(options)),
-      activation_(activations::get(options_.activation)) {
+    : Layer(options.layer_args()), units_(units), options_(std::move(options)) {
   KILN_CHECK(units > 0, "Dense: units must be positive, got ", units);
   supports_masking_ = true;  // it acts on the last axis: each step stays where it is
 }
@@ -30,7 +27,7 @@ void Dense::build(const std::vector<Shape>& input_shapes) {
 std::vector<Tensor> Dense::call(const std::vector<Tensor>& inputs, const CallContext&) {
   Tensor y = ops::matmul(inputs[0], read(kernel_));
   if (options_.use_bias) y = y + read(bias_);
-  return {activation_(y)};
+  return {options_.activation(y)};
 }
 
 namespace {
@@ -39,7 +36,7 @@ namespace {
 // and the activity regularizer (a base argument, Layer::get_config) only when set.
 const FieldTable<DenseOptions>& fields() {
   static const FieldTable<DenseOptions> table{
-      field("activation", &DenseOptions::activation),
+      activation_field("activation", &DenseOptions::activation),
       field("use_bias", &DenseOptions::use_bias),
       initializer_field("kernel_initializer", &DenseOptions::kernel_initializer),
       initializer_field("bias_initializer", &DenseOptions::bias_initializer),

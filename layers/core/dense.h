@@ -10,7 +10,7 @@
 namespace kiln::layers {
 
 struct DenseOptions {
-  std::string activation = "linear";
+  activations::ActivationArg activation = "linear";
   bool use_bias = true;
   initializers::InitializerArg kernel_initializer = "glorot_uniform";
   initializers::InitializerArg bias_initializer = "zeros";
@@ -39,7 +39,6 @@ class Dense : public Layer {
  private:
   int64_t units_;
   DenseOptions options_;
-  activations::Activation activation_;
   Variable kernel_;
   Variable bias_;
 };

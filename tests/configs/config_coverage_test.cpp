@@ -1,5 +1,6 @@
 // Every argument of every registered Keras class is honoured: for each class of each registry
-// (layers, initializers, regularizers, constraints, losses, metrics, optimizers, schedules) and
+// (layers, activations, initializers, regularizers, constraints, losses, metrics, optimizers,
+// schedules) and
 // each key its config writes, a non-default value survives get_config/from_config through JSON
 // (what a .keras file or a checkpoint holds), through a run file's YAML in the {Class: {args}}
 // form, and a second round trip; or it is refused with an error that names the key (a feature
@@ -21,6 +22,7 @@
 #include "kiln/configs/yaml_config.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
+#include "kiln/layers/activations/activations.h"
 #include "kiln/layers/constraints/constraints.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/core/input_layer.h"
@@ -174,6 +176,7 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"top_k", Config(int64_t{2})},
       {"ignore_class", Config(int64_t{0})},
       {"ema_overwrite_frequency", Config(int64_t{5})},
+      {"max_value", Config(2.5)},
       {"gradient_accumulation_steps", Config(int64_t{2})},
       {"loss_scale_factor", Config(128.0)},
   };
@@ -341,6 +344,12 @@ std::vector<RegistryUnderTest> registries() {
   }
   const auto nothing = [](const std::string&) { return Config::map(); };
   return {
+      {"an activation", activations::known_names(),
+       [](const std::string& name) { return activations::default_arguments(name); },
+       [](const Config& spec) {
+         const Config written = activations::ActivationArg::from_config(spec).to_config();
+         return written.is_string() ? spec_of(written.as_string(), Config()) : written;
+       }},
       {"a layer", layers::known_layers(), layer_requirements, serialized_layer},
       {"an initializer", initializers::known_names(), nothing,
        [](const Config& spec) {

@@ -69,6 +69,23 @@ model:
   EXPECT_EQ(second["activity_regularizer"]["config"]["l2"].as_double(), 0.001);
 }
 
+TEST(ModelBuilder, ActivationsTakeTheirArguments) {
+  const Config run = parse_yaml(R"(
+model:
+  input: {shape: [3]}
+  layers:
+    - Dense: {units: 3, activation: {relu: {max_value: 1.0}}, kernel_initializer: identity}
+      name: capped
+)",
+                                "run.yaml");
+  const std::shared_ptr<Model> model = build_model(run["model"]);
+  const Tensor y = model->predict(from_vector<float>({-2, 0.5, 4}, {1, 3}));
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{0, 0.5, 1}));
+  const Config written = model->get_config()["layers"].at(1)["config"]["activation"];
+  EXPECT_EQ(written["class_name"].as_string(), "relu");
+  EXPECT_EQ(written["config"]["max_value"].as_double(), 1.0);
+}
+
 TEST(ModelBuilder, AMisspeltArgumentPointsIntoTheFile) {
   const Config run = parse_yaml(R"(
 model:

@@ -26,6 +26,17 @@ struct ActivationGolden {
 
 #include "tests/layers/activation_goldens.inc"
 
+struct ActivationArgumentGolden {
+  const char* label;
+  const char* spec;           // {name: {arguments}}, as a run file writes it
+  std::vector<double> input;  // shape [3, 5]
+  std::vector<double> expected;
+  std::vector<double> upstream;
+  std::vector<double> grad;
+};
+
+#include "tests/layers/activation_argument_goldens.inc"
+
 void expect_close(const std::vector<double>& got, const std::vector<double>& want, double tol,
                   const std::string& what) {
   ASSERT_EQ(got.size(), want.size()) << what;
@@ -48,6 +59,41 @@ TEST(Activations, MatchKerasValuesAndGradients) {
           grad([&](const std::vector<Tensor>& v) { return ops::sum(fn(v[0]) * upstream); }, {x});
       expect_close(grads[0].to_vector<double>(), g.grad, tol, what + " gradient");
     }
+  }
+}
+
+TEST(Activations, ArgumentsMatchKeras) {
+  for (const ActivationArgumentGolden& g : kActivationArgumentGoldens) {
+    const ActivationArg fn = ActivationArg::from_config(Config::from_json(g.spec));
+    const Tensor x = from_vector(g.input, {3, 5}, DType::f64);
+    const Tensor upstream = from_vector(g.upstream, {3, 5}, DType::f64);
+    expect_close(fn(x).to_vector<double>(), g.expected, 1e-7, g.label);
+    const auto grads =
+        grad([&](const std::vector<Tensor>& v) { return ops::sum(fn(v[0]) * upstream); }, {x});
+    expect_close(grads[0].to_vector<double>(), g.grad, 1e-7, std::string(g.label) + " gradient");
+  }
+}
+
+// Written back as given: a name alone in Keras's form, arguments in kiln's {class_name, config}.
+TEST(Activations, ArgumentsRoundTrip) {
+  EXPECT_EQ(ActivationArg("relu").to_config(), Config("relu"));
+  const ActivationArg leaky =
+      ActivationArg::from_config(Config::from_json(R"({"leaky_relu": {"negative_slope": 0.1}})"));
+  const Config written = leaky.to_config();
+  EXPECT_EQ(written["class_name"].as_string(), "leaky_relu");
+  EXPECT_EQ(written["config"]["negative_slope"].as_double(), 0.1);
+  EXPECT_EQ(ActivationArg::from_config(written).to_config(), written);
+  try {
+    (void)ActivationArg::from_config(Config::from_json(R"({"elu": {"alpa": 0.5}})"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown key 'alpa' for elu (did you mean 'alpha'"));
+  }
+  try {
+    (void)ActivationArg("tanh", Config::from_json(R"({"alpha": 0.5})"));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown key 'alpha' for tanh"));
   }
 }
 
