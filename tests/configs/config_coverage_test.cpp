@@ -1,6 +1,6 @@
 // Every argument of every registered Keras class is honoured: for each class of each registry
 // (layers, activations, initializers, regularizers, constraints, losses, metrics, optimizers,
-// schedules) and
+// schedules, callbacks) and
 // each key its config writes, a non-default value survives get_config/from_config through JSON
 // (what a .keras file or a checkpoint holds), through a run file's YAML in the {Class: {args}}
 // form, and a second round trip; or it is refused with an error that names the key (a feature
@@ -33,6 +33,7 @@
 #include "kiln/losses/registry.h"
 #include "kiln/optimizers/registry.h"
 #include "kiln/optimizers/schedules.h"
+#include "kiln/training/callbacks/registry.h"
 #include "kiln/training/metrics/registry.h"
 #include "kiln/training/model/model.h"
 
@@ -107,6 +108,16 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
                                                                           : "coverage_twice");
     return other;
   }
+  // A callback's monitor mode, or VarianceScaling's fan mode.
+  if (key == "mode" && current.is_string()) {
+    const std::string& mode = current.as_string();
+    if (mode == "auto" || mode == "min" || mode == "max")
+      return Config(mode == "min" ? "max" : "min");
+    return Config(mode == "fan_out" ? "fan_in" : "fan_out");
+  }
+  // Save and update frequencies: "epoch" or a number of batches.
+  if ((key == "save_freq" || key == "update_freq") && current.is_string())
+    return Config(int64_t{5});
   // Strings with a known alternative.
   static const std::map<std::string, std::vector<std::string>> strings{
       {"activation", {"tanh", "relu"}},
@@ -119,7 +130,13 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"function", {"coverage_twice", "coverage_identity"}},
       {"dtype", {"float64", "float32"}},
       {"fn", {"mean_absolute_error", "mean_squared_error"}},
-      {"mode", {"fan_out", "fan_in"}},
+      {"monitor", {"loss", "val_loss"}},
+      {"separator", {";", ","}},
+      {"filepath", {"other.weights.h5", "best.weights.h5"}},
+      {"filename", {"other.csv", "log.csv"}},
+      {"backup_dir", {"other_backup", "backup"}},
+      {"log_dir", {"other_logs", "logs"}},
+      {"embeddings_metadata", {"metadata.tsv", "labels.tsv"}},
       {"distribution", {"uniform", "truncated_normal"}},
       {"data_format", {"channels_first", "channels_last"}},
       {"curve", {"PR", "ROC"}},
@@ -177,6 +194,8 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"ignore_class", Config(int64_t{0})},
       {"ema_overwrite_frequency", Config(int64_t{5})},
       {"max_value", Config(2.5)},
+      {"baseline", Config(0.5)},
+      {"initial_value_threshold", Config(0.5)},
       {"gradient_accumulation_steps", Config(int64_t{2})},
       {"loss_scale_factor", Config(128.0)},
   };
@@ -337,6 +356,16 @@ Config schedule_requirements(const std::string& class_name) {
   return it == required.end() ? Config::map() : Config::from_json(it->second);
 }
 
+Config callback_requirements(const std::string& class_name) {
+  static const std::map<std::string, std::string> required{
+      {"ModelCheckpoint", R"({"filepath": "best.weights.h5"})"},
+      {"BackupAndRestore", R"({"backup_dir": "backup"})"},
+      {"CSVLogger", R"({"filename": "log.csv"})"},
+  };
+  const auto it = required.find(class_name);
+  return it == required.end() ? Config::map() : Config::from_json(it->second);
+}
+
 std::vector<RegistryUnderTest> registries() {
   if (!layers::is_registered_lambda("coverage_identity")) {
     layers::register_lambda("coverage_identity", [](const Tensor& x) { return x; });
@@ -367,6 +396,10 @@ std::vector<RegistryUnderTest> registries() {
        [](const Config& spec) { return metrics::serialize(*metrics::from_config(spec)); }},
       {"an optimizer", optimizers::known_names(), optimizer_requirements,
        [](const Config& spec) { return optimizers::serialize(*optimizers::from_config(spec)); }},
+      {"a callback", callbacks::known_names(), callback_requirements,
+       [](const Config& spec) {
+         return callbacks::serialize(spec["class_name"].as_string(), *callbacks::from_config(spec));
+       }},
       {"a schedule", optimizers::known_schedule_names(), schedule_requirements,
        [](const Config& spec) {
          return optimizers::serialize(*optimizers::schedule_from_config(spec));

@@ -10,6 +10,11 @@
 
 namespace kiln {
 
+Config BackupAndRestore::get_config() const {
+  return write_fields(options_, BackupAndRestoreOptions::fields(),
+                      Config::map().set("backup_dir", backup_dir_));
+}
+
 const FieldTable<BackupAndRestoreOptions>& BackupAndRestoreOptions::fields() {
   using O = BackupAndRestoreOptions;
   static const FieldTable<O> table{save_freq_field(&O::save_freq),
@@ -18,7 +23,7 @@ const FieldTable<BackupAndRestoreOptions>& BackupAndRestoreOptions::fields() {
 }
 
 BackupAndRestore::BackupAndRestore(std::string backup_dir, BackupAndRestoreOptions options)
-    : options_(options) {
+    : options_(options), backup_dir_(backup_dir) {
   KILN_CHECK(!backup_dir.empty(), "BackupAndRestore: backup_dir must not be empty");
   KILN_CHECK(options_.save_freq >= 0, "BackupAndRestore: save_freq must be 0 (each epoch) or a ",
              "number of batches, got ", options_.save_freq);

@@ -29,6 +29,7 @@ struct BackupAndRestoreOptions {
 class BackupAndRestore : public Callback {
  public:
   explicit BackupAndRestore(std::string backup_dir, BackupAndRestoreOptions options = {});
+  Config get_config() const override;
 
   void on_train_begin(const Logs&) override;
   bool reads_train_batch_logs() const override { return false; }
@@ -44,6 +45,7 @@ class BackupAndRestore : public Callback {
 
   std::string path_;
   BackupAndRestoreOptions options_;
+  std::string backup_dir_;
   int epoch_ = 0;
   int64_t batches_since_save_ = 0;
 };

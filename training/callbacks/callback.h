@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "kiln/framework/core/config.h"
+
 namespace kiln {
 
 class Model;
@@ -53,6 +55,10 @@ class Callback {
   virtual void on_predict_end(const Logs&) {}
   virtual void on_predict_batch_begin(int64_t /*batch*/, const Logs&) {}
   virtual void on_predict_batch_end(int64_t /*batch*/, const Logs&) {}
+
+  // The arguments it was made with, as a run file gives them (training/callbacks/registry.h
+  // makes it again from them); {} for one made in C++ only (a LambdaCallback).
+  virtual Config get_config() const { return Config::map(); }
 
  private:
   Model* model_ = nullptr;

@@ -11,6 +11,13 @@
 
 namespace kiln {
 
+Config CSVLogger::get_config() const {
+  return Config::map()
+      .set("filename", filename_)
+      .set("separator", std::string(1, separator_))
+      .set("append", append_);
+}
+
 CSVLogger::CSVLogger(std::string filename, char separator, bool append)
     : filename_(std::move(filename)), separator_(separator), append_(append) {}
 

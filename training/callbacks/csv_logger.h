@@ -17,6 +17,7 @@ void drop_csv_rows_from(const std::string& path, int epoch, char separator = ','
 class CSVLogger : public Callback {
  public:
   explicit CSVLogger(std::string filename, char separator = ',', bool append = false);
+  Config get_config() const override;
   ~CSVLogger() override;
   bool reads_train_batch_logs() const override { return false; }
   CSVLogger(const CSVLogger&) = delete;

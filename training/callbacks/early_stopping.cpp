@@ -6,6 +6,10 @@
 
 namespace kiln {
 
+Config EarlyStopping::get_config() const {
+  return write_fields(options_, EarlyStoppingOptions::fields());
+}
+
 const FieldTable<EarlyStoppingOptions>& EarlyStoppingOptions::fields() {
   using O = EarlyStoppingOptions;
   static const FieldTable<O> table{field("monitor", &O::monitor),

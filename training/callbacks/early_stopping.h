@@ -27,6 +27,7 @@ struct EarlyStoppingOptions {
 class EarlyStopping : public Callback {
  public:
   explicit EarlyStopping(EarlyStoppingOptions options = {});
+  Config get_config() const override;
 
   void on_train_begin(const Logs&) override;
   bool reads_train_batch_logs() const override { return false; }

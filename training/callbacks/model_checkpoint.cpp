@@ -11,6 +11,11 @@
 
 namespace kiln {
 
+Config ModelCheckpoint::get_config() const {
+  return write_fields(options_, ModelCheckpointOptions::fields(),
+                      Config::map().set("filepath", filepath_));
+}
+
 const FieldTable<ModelCheckpointOptions>& ModelCheckpointOptions::fields() {
   using O = ModelCheckpointOptions;
   static const FieldTable<O> table{field("monitor", &O::monitor),

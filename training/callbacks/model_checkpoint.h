@@ -35,6 +35,7 @@ struct ModelCheckpointOptions {
 class ModelCheckpoint : public Callback {
  public:
   explicit ModelCheckpoint(std::string filepath, ModelCheckpointOptions options = {});
+  Config get_config() const override;
 
   void on_train_begin(const Logs&) override;
   bool chief_only() const override { return true; }

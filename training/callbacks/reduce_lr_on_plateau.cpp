@@ -9,6 +9,10 @@
 
 namespace kiln {
 
+Config ReduceLROnPlateau::get_config() const {
+  return write_fields(options_, ReduceLROnPlateauOptions::fields());
+}
+
 const FieldTable<ReduceLROnPlateauOptions>& ReduceLROnPlateauOptions::fields() {
   using O = ReduceLROnPlateauOptions;
   static const FieldTable<O> table{

@@ -25,6 +25,7 @@ struct ReduceLROnPlateauOptions {
 class ReduceLROnPlateau : public Callback {
  public:
   explicit ReduceLROnPlateau(ReduceLROnPlateauOptions options = {});
+  Config get_config() const override;
   void on_train_begin(const Logs&) override;
   bool reads_train_batch_logs() const override { return false; }
   void on_epoch_end(int epoch, Logs& logs) override;

@@ -8,6 +8,11 @@
 #include "kiln/training/tensorboard/event_writer.h"
 
 namespace kiln {
+
+Config TensorBoard::get_config() const {
+  return write_fields(options_, TensorBoardOptions::fields(),
+                      Config::map().set("log_dir", log_dir_));
+}
 namespace {
 
 double monotonic_seconds() {

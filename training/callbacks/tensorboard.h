@@ -41,6 +41,7 @@ struct TensorBoardOptions {
 class TensorBoard : public Callback {
  public:
   explicit TensorBoard(std::string log_dir = "logs", TensorBoardOptions options = {});
+  Config get_config() const override;
   ~TensorBoard() override;
   TensorBoard(const TensorBoard&) = delete;
   TensorBoard& operator=(const TensorBoard&) = delete;
