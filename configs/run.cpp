@@ -200,9 +200,15 @@ CompileOptions compile_options(const Config& run, const Training& t) {
   o.optimizer = optimizer_of(run.find("optimizer"));
   if (const Config* metrics = run.find("metrics"); metrics != nullptr && !metrics->is_null()) {
     for (const Config& m : metrics->as_list()) {
-      KILN_CHECK(m.is_string(), m.where(), "metrics are named by string (accuracy, mae, ...)");
-      // Checked here, not at the first batch (where compile resolves them), so that validate
+      // A class with arguments ({Precision: {thresholds: 0.5}}) is made here; a name is
+      // checked here, not at the first batch (where compile resolves it), so that validate
       // finds a misspelt name and the error points into the file.
+      if (const std::optional<Config> object = keras_object(m, "a metric")) {
+        metrics::MetricPtr metric = located(m, [&] { return metrics::from_config(*object); });
+        metric_names.push_back(metric->name());
+        o.metrics.emplace_back(std::move(metric));
+        continue;
+      }
       located(m, [&] {
         metrics::check_compile_name(m.as_string());
         return 0;

@@ -162,6 +162,17 @@ TEST_F(RunErrors, OptimizerSchedulesTakeTheSameForms) {
                 "did you mean 'ExponentialDecay'?"});
 }
 
+TEST_F(RunErrors, MetricsTakeTheSameForms) {
+  std::string text = replaced("metrics: [accuracy]",
+                              "metrics: [accuracy, {SparseTopKCategoricalAccuracy: {k: 3, name: "
+                              "top3}}]");
+  text.replace(text.find("{patience: 1}"), 13, "{monitor: val_top3}");
+  EXPECT_EQ(error_for(text), "(no error)");  // the metric's name is a monitor
+  expect_error("metrics: [accuracy]", "metrics: [{SparseTopKCategoricalAccuracy: {kk: 3}}]",
+               {"run.yaml:9:", "unknown key 'kk' for metric SparseTopKCategoricalAccuracy",
+                "did you mean 'k'"});
+}
+
 // Rates no run can train with are refused before training, naming the optimizer or schedule,
 // the value and where it was given.
 TEST_F(RunErrors, LearningRatesThatCannotTrainAreRefused) {
