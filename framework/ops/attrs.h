@@ -35,11 +35,12 @@ class Attrs {
   bool operator==(const Attrs& other) const { return items_ == other.items_; }
   std::string to_string() const;  // "axis=1, keepdims=true"
   bool empty() const { return items_.empty(); }
+  // The value of `key` as T (code generated from a table of typed attributes reads them so).
+  template <typename T>
+  const T& get(std::string_view key) const;
 
  private:
   const AttrValue* find(std::string_view key) const;
-  template <typename T>
-  const T& get(std::string_view key) const;
 
   // Keys are string literals from op code, so string_view never dangles.
   std::vector<std::pair<std::string_view, AttrValue>> items_;

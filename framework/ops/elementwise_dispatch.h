@@ -13,18 +13,16 @@ template <typename F>
 F make_functor(const Attrs&) {
   return F{};
 }
-template <>
-inline LeakyRelu make_functor<LeakyRelu>(const Attrs& a) {
-  return {a.get_float("alpha")};
-}
-template <>
-inline Elu make_functor<Elu>(const Attrs& a) {
-  return {a.get_float("alpha")};
-}
-template <>
-inline Gelu make_functor<Gelu>(const Attrs& a) {
-  return {a.get_bool("approximate")};
-}
+// A row with an attribute: its functor holds the op's attr.
+#define KILN_NO_ATTR_FUNCTOR(...)
+#define KILN_ATTR_FUNCTOR(X, op, F, dtypes, domain, gradient, type, attr, value) \
+  template <>                                                                    \
+  inline F make_functor<F>(const Attrs& a) {                                     \
+    return {a.get<type>(#attr)};                                                 \
+  }
+KILN_UNARY_OP_ROWS(KILN_NO_ATTR_FUNCTOR, KILN_ATTR_FUNCTOR, _)
+#undef KILN_ATTR_FUNCTOR
+#undef KILN_NO_ATTR_FUNCTOR
 
 // Calls visit(functor) with the functor of a unary or binary op built from attrs; returns false
 // for any other op (cast and where have no functor).

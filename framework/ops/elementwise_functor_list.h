@@ -1,27 +1,10 @@
 #pragma once
 // The elementwise ops that have a functor (elementwise_functors.h), as X-macro lists of
 // (op, functor): for the op-to-functor map and for code instantiated once per functor.
+#include "kiln/framework/ops/unary_op_rows.h"
 
-#define KILN_UNARY_FUNCTORS(X) \
-  X(neg, Neg)                  \
-  X(abs, Abs)                  \
-  X(sign, Sign)                \
-  X(exp, Exp)                  \
-  X(log, Log)                  \
-  X(log1p, Log1p)              \
-  X(sqrt, Sqrt)                \
-  X(rsqrt, Rsqrt)              \
-  X(square, Square)            \
-  X(tanh, Tanh)                \
-  X(sigmoid, Sigmoid)          \
-  X(relu, Relu)                \
-  X(leaky_relu, LeakyRelu)     \
-  X(elu, Elu)                  \
-  X(gelu, Gelu)                \
-  X(softplus, Softplus)        \
-  X(sin, Sin)                  \
-  X(cos, Cos)                  \
-  X(erf, Erf)                  \
+#define KILN_UNARY_FUNCTORS(X)                                          \
+  KILN_UNARY_OP_ROWS(KILN_UNARY_ROW_FUNCTOR, KILN_UNARY_ROW_FUNCTOR, X) \
   X(logical_not, LogicalNot)
 
 #define KILN_BINARY_FUNCTORS(X)  \

@@ -144,6 +144,40 @@ struct Erf {
     return std::erf(x);
   }
 };
+struct Relu6 {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x > T(0) ? (x < T(6) ? x : T(6)) : T(0);
+  }
+};
+// Keras's hard_sigmoid: relu6(x + 3) / 6.
+struct HardSigmoid {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return Relu6{}(x + T(3)) / T(6);
+  }
+};
+// Keras's hard_silu (hard_swish): x * hard_sigmoid(x).
+struct HardSilu {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x * HardSigmoid{}(x);
+  }
+};
+// x * tanh(softplus(x)).
+struct Mish {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x * std::tanh(Softplus{}(x));
+  }
+};
+// x / (1 + |x|).
+struct Softsign {
+  template <typename T>
+  KILN_HD T operator()(T x) const {
+    return x / (T(1) + (x < T(0) ? -x : x));
+  }
+};
 
 struct Add {
   template <typename T>

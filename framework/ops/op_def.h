@@ -105,6 +105,7 @@ std::vector<std::string_view> ops_without_kernel(DeviceType device);
 // Definition hooks, one per op family (framework/ops/defs/*.cpp), and the backends' kernel
 // registration (framework/backends/*/).
 void define_elementwise_ops(OpTable& table);
+void define_unary_ops(OpTable& table);
 void define_reduction_ops(OpTable& table);
 void define_shape_ops(OpTable& table);
 void define_index_ops(OpTable& table);

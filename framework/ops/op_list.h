@@ -4,11 +4,13 @@
 // or mean are plain functions over these and need no entry.
 #include <cstdint>
 
+#include "kiln/framework/ops/unary_op_rows.h"
+
+// The unary elementwise ops are rows of unary_op_rows.h; logical_not, on bools only, is not.
+#define KILN_UNARY_OPS(X) \
+  KILN_UNARY_OP_ROWS(KILN_UNARY_ROW_NAME, KILN_UNARY_ROW_NAME, X) X(logical_not)
+
 // clang-format off
-#define KILN_UNARY_OPS(X)                                                                   \
-  X(neg) X(abs) X(sign) X(exp) X(log) X(log1p) X(sqrt) X(rsqrt) X(square) X(tanh)          \
-  X(sigmoid) X(relu) X(leaky_relu) X(elu) X(gelu) X(softplus) X(sin) X(cos) X(erf)         \
-  X(logical_not)
 
 #define KILN_BINARY_OPS(X)                                                                   \
   X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum) X(equal) X(not_equal) X(less)    \

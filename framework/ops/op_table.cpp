@@ -8,6 +8,7 @@ namespace {
 OpTable build_table() {
   OpTable table;
   define_elementwise_ops(table);
+  define_unary_ops(table);
   define_reduction_ops(table);
   define_shape_ops(table);
   define_index_ops(table);

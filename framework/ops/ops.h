@@ -10,30 +10,22 @@
 
 #include "kiln/framework/distributed/reduce_op.h"
 #include "kiln/framework/ops/slice_bounds.h"
+#include "kiln/framework/ops/unary_op_rows.h"
 #include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::ops {
 
 // ---- unary ----
-Tensor neg(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor sign(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor log1p(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);
-Tensor square(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor sigmoid(const Tensor& x);
-Tensor relu(const Tensor& x);
-Tensor leaky_relu(const Tensor& x, double alpha = 0.3);  // Keras LeakyReLU default
-Tensor elu(const Tensor& x, double alpha = 1.0);
-Tensor gelu(const Tensor& x, bool approximate = false);
-Tensor softplus(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor erf(const Tensor& x);
+// One function per row of unary_op_rows.h: neg, abs, sign, exp, log, log1p, sqrt, rsqrt, square,
+// tanh, sigmoid, relu, leaky_relu(x, alpha = 0.3) (Keras LeakyReLU's default), elu(x, alpha =
+// 1.0), gelu(x, approximate = false), softplus, sin, cos, erf, relu6, hard_sigmoid, hard_silu,
+// mish, softsign.
+#define KILN_DECLARE_UNARY(X, op, ...) Tensor op(const Tensor& x);
+#define KILN_DECLARE_UNARY_ATTR(X, op, F, dtypes, domain, gradient, type, attr, value) \
+  Tensor op(const Tensor& x, type attr = value);
+KILN_UNARY_OP_ROWS(KILN_DECLARE_UNARY, KILN_DECLARE_UNARY_ATTR, _)
+#undef KILN_DECLARE_UNARY_ATTR
+#undef KILN_DECLARE_UNARY
 Tensor logical_not(const Tensor& x);
 Tensor cast(const Tensor& x, DType dtype);
 // The same values; gradients flow through unchanged.
@@ -160,6 +152,8 @@ Tensor all_reduce_wait(const Tensor& started, int64_t bucket = -1);
 // ---- neural network ----
 Tensor softmax(const Tensor& x, int64_t axis = -1);
 Tensor log_softmax(const Tensor& x, int64_t axis = -1);
+// Keras's glu: the first half of x along `axis` times the sigmoid of the second half.
+Tensor glu(const Tensor& x, int64_t axis = -1);
 
 enum class Padding { valid, same };
 Padding parse_padding(std::string_view name);  // "valid" / "same"

@@ -77,6 +77,20 @@ NamedRegistry<ActivationKind>& registry() {
     built.add("selu", fixed(selu));
     built.add("swish", fixed(swish), {"silu"});
     built.add("softplus", fixed(softplus));
+    built.add("relu6", fixed(ops::relu6));
+    built.add("hard_sigmoid", fixed(ops::hard_sigmoid));
+    built.add("hard_silu", fixed(ops::hard_silu), {"hard_swish"});
+    built.add("mish", fixed(ops::mish));
+    built.add("softsign", fixed(ops::softsign));
+    built.add("log_softmax",
+              {Config::map().set("axis", int64_t{-1}), [](const Config& args) {
+                 const int64_t axis = args.get_int("axis", -1);
+                 return Activation([axis](const Tensor& x) { return ops::log_softmax(x, axis); });
+               }});
+    built.add("glu", {Config::map().set("axis", int64_t{-1}), [](const Config& args) {
+                        const int64_t axis = args.get_int("axis", -1);
+                        return Activation([axis](const Tensor& x) { return ops::glu(x, axis); });
+                      }});
     built.add("leaky_relu",
               {Config::map().set("negative_slope", 0.2), [](const Config& args) {
                  const double slope = args.get_double("negative_slope", 0.2);

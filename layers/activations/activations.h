@@ -29,8 +29,9 @@ Tensor leaky_relu(const Tensor& x);  // negative_slope 0.2, as keras.activations
 // By name, with default arguments; an unknown name is an error with the closest known names.
 Activation get(std::string_view name);
 // With arguments, those of keras.activations.<name>: relu (negative_slope, max_value,
-// threshold), leaky_relu (negative_slope), elu (alpha), gelu (approximate), softmax (axis). An
-// argument the function does not take is an error naming it.
+// threshold), leaky_relu (negative_slope), elu (alpha), gelu (approximate), softmax, log_softmax
+// and glu (axis). An argument the function does not take is an error naming it. Also known by
+// name: relu6, hard_sigmoid, hard_silu (hard_swish), mish, softsign.
 Activation get(std::string_view name, const Config& arguments);
 // Each argument `name` takes, at its default ({} for those that take none).
 Config default_arguments(std::string_view name);

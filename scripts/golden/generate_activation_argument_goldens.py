@@ -2,7 +2,9 @@
 # Usage: pip install keras jax && python3 scripts/golden/generate_activation_argument_goldens.py
 """Writes tests/layers/activation_argument_goldens.inc: keras.activations called with their
 arguments (relu's negative_slope, max_value and threshold, leaky_relu's negative_slope, elu's
-alpha, gelu's approximate, softmax's axis), values and gradients.
+alpha, gelu's approximate, softmax's, log_softmax's and glu's axis) and the activations without
+arguments that activation_goldens.inc predates (relu6, hard_sigmoid, hard_silu, mish,
+softsign), values and gradients.
 
 Keras on JAX is the independent reference, needed only to regenerate the file. Inputs are odd
 multiples of 1/64 in [-4, 4], everything runs in float64, and each case holds the gradient of
@@ -28,6 +30,14 @@ CASES = [
     ("elu", "elu", {"alpha": 0.5}),
     ("gelu_approximate", "gelu", {"approximate": True}),
     ("softmax_axis0", "softmax", {"axis": 0}),
+    ("log_softmax", "log_softmax", {}),
+    ("log_softmax_axis0", "log_softmax", {"axis": 0}),
+    ("glu", "glu", {"axis": 0}),
+    ("relu6", "relu6", {}),
+    ("hard_sigmoid", "hard_sigmoid", {}),
+    ("hard_silu", "hard_silu", {}),
+    ("mish", "mish", {}),
+    ("softsign", "softsign", {}),
 ]
 
 rng = np.random.default_rng(2026)
@@ -35,6 +45,10 @@ rng = np.random.default_rng(2026)
 
 def values(shape):
     return (2 * rng.integers(-128, 128, size=shape) + 1) / 64.0
+
+
+def shape(array):
+    return "{" + ", ".join(str(d) for d in np.shape(array)) + "}"
 
 
 def fmt(array):
@@ -47,15 +61,17 @@ def main():
              "// clang-format off",
              "const std::vector<ActivationArgumentGolden> kActivationArgumentGoldens = {"]
     for label, name, arguments in CASES:
-        x = values((3, 5))
-        upstream = values((3, 5))
+        x = values((4, 5))  # glu halves axis 0
+        if name in ("relu6", "hard_sigmoid", "hard_silu"):
+            x = x * 2  # over both ends of the ramp
         fn = keras.activations.get(name)
         y, pullback = jax.vjp(lambda t: fn(t, **arguments), jax.numpy.asarray(x))
+        upstream = values(np.shape(y))
         (grad,) = pullback(jax.numpy.asarray(upstream))
         assert np.asarray(y).dtype == np.float64
         spec = json.dumps({name: arguments})
         lines.append(f'    {{"{label}", R"json({spec})json", {fmt(x)},\n     {fmt(y)},\n'
-                     f'     {fmt(upstream)},\n     {fmt(grad)}}},')
+                     f'     {fmt(upstream)},\n     {fmt(grad)}, {shape(y)}}},')
     lines += ["};", "// clang-format on", ""]
     OUT.write_text("\n".join(lines))
 

@@ -59,28 +59,19 @@ void unary_cases(std::vector<ParityCase>& cases) {
   const auto one = [](Tensor (*f)(const Tensor&)) {
     return [f](const std::vector<Tensor>& x) { return f(x[0]); };
   };
-  const std::vector<Unary> ops{
-      {OpId::neg, one(ops::neg), &kNumeric, false},
-      {OpId::abs, one(ops::abs), &kNumeric, false},
-      {OpId::sign, one(ops::sign), &kNumeric, false},
-      {OpId::exp, one(ops::exp), &kFloating, false},
-      {OpId::log, one(ops::log), &kFloating, true},
-      {OpId::log1p, one(ops::log1p), &kFloating, true},
-      {OpId::sqrt, one(ops::sqrt), &kFloating, true},
-      {OpId::rsqrt, one(ops::rsqrt), &kFloating, true},
-      {OpId::square, one(ops::square), &kNumeric, false},
-      {OpId::tanh, one(ops::tanh), &kFloating, false},
-      {OpId::sigmoid, one(ops::sigmoid), &kFloating, false},
-      {OpId::relu, one(ops::relu), &kNumeric, false},
-      {OpId::leaky_relu, [](const auto& x) { return ops::leaky_relu(x[0], 0.2); }, &kFloating,
-       false},
+  // A case per row of unary_op_rows.h (attributes at their defaults), then attributes away
+  // from them.
+  const bool any = false;
+  const bool positive = true;
+  std::vector<Unary> ops{
+#define KILN_PARITY_ROW(X, op, F, dtypes, domain, ...) \
+  {OpId::op, [](const auto& x) { return ops::op(x[0]); }, &k##dtypes, domain},
+      KILN_UNARY_OP_ROWS(KILN_PARITY_ROW, KILN_PARITY_ROW, _)
+#undef KILN_PARITY_ROW
+          {OpId::leaky_relu, [](const auto& x) { return ops::leaky_relu(x[0], 0.2); }, &kFloating,
+           false},
       {OpId::elu, [](const auto& x) { return ops::elu(x[0], 0.7); }, &kFloating, false},
-      {OpId::gelu, [](const auto& x) { return ops::gelu(x[0], false); }, &kFloating, false},
       {OpId::gelu, [](const auto& x) { return ops::gelu(x[0], true); }, &kFloating, false},
-      {OpId::softplus, one(ops::softplus), &kFloating, false},
-      {OpId::sin, one(ops::sin), &kFloating, false},
-      {OpId::cos, one(ops::cos), &kFloating, false},
-      {OpId::erf, one(ops::erf), &kFloating, false},
   };
   for (const Unary& u : ops)
     for (const DType dtype : *u.dtypes)

@@ -29,10 +29,11 @@ struct ActivationGolden {
 struct ActivationArgumentGolden {
   const char* label;
   const char* spec;           // {name: {arguments}}, as a run file writes it
-  std::vector<double> input;  // shape [3, 5]
+  std::vector<double> input;  // shape [4, 5]
   std::vector<double> expected;
-  std::vector<double> upstream;
+  std::vector<double> upstream;  // the output's shape
   std::vector<double> grad;
+  std::vector<int64_t> output_shape;
 };
 
 #include "tests/layers/activation_argument_goldens.inc"
@@ -65,8 +66,8 @@ TEST(Activations, MatchKerasValuesAndGradients) {
 TEST(Activations, ArgumentsMatchKeras) {
   for (const ActivationArgumentGolden& g : kActivationArgumentGoldens) {
     const ActivationArg fn = ActivationArg::from_config(Config::from_json(g.spec));
-    const Tensor x = from_vector(g.input, {3, 5}, DType::f64);
-    const Tensor upstream = from_vector(g.upstream, {3, 5}, DType::f64);
+    const Tensor x = from_vector(g.input, {4, 5}, DType::f64);
+    const Tensor upstream = from_vector(g.upstream, Shape(g.output_shape), DType::f64);
     expect_close(fn(x).to_vector<double>(), g.expected, 1e-7, g.label);
     const auto grads =
         grad([&](const std::vector<Tensor>& v) { return ops::sum(fn(v[0]) * upstream); }, {x});
@@ -106,7 +107,8 @@ TEST(Activations, CustomActivationsRegisterByName) {
     get("rleu");
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("unknown activation 'rleu'; did you mean 'elu' or 'relu'?"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("unknown activation 'rleu'; did you mean 'elu', 'glu' or 'relu'?"));
   }
 }
 

@@ -63,25 +63,10 @@ void where_kernel(const KernelContext& c) {
 
 void register_elementwise_kernels(OpTable& t) {
   constexpr auto cpu = DeviceType::cpu;
-  t.set_kernel(OpId::neg, cpu, unary_kernel<fn::Neg, kNumericDTypes>);
-  t.set_kernel(OpId::abs, cpu, unary_kernel<fn::Abs, kNumericDTypes>);
-  t.set_kernel(OpId::sign, cpu, unary_kernel<fn::Sign, kNumericDTypes>);
-  t.set_kernel(OpId::exp, cpu, unary_kernel<fn::Exp, kFloatingDTypes>);
-  t.set_kernel(OpId::log, cpu, unary_kernel<fn::Log, kFloatingDTypes>);
-  t.set_kernel(OpId::log1p, cpu, unary_kernel<fn::Log1p, kFloatingDTypes>);
-  t.set_kernel(OpId::sqrt, cpu, unary_kernel<fn::Sqrt, kFloatingDTypes>);
-  t.set_kernel(OpId::rsqrt, cpu, unary_kernel<fn::Rsqrt, kFloatingDTypes>);
-  t.set_kernel(OpId::square, cpu, unary_kernel<fn::Square, kNumericDTypes>);
-  t.set_kernel(OpId::tanh, cpu, unary_kernel<fn::Tanh, kFloatingDTypes>);
-  t.set_kernel(OpId::sigmoid, cpu, unary_kernel<fn::Sigmoid, kFloatingDTypes>);
-  t.set_kernel(OpId::relu, cpu, unary_kernel<fn::Relu, kNumericDTypes>);
-  t.set_kernel(OpId::leaky_relu, cpu, unary_kernel<fn::LeakyRelu, kFloatingDTypes>);
-  t.set_kernel(OpId::elu, cpu, unary_kernel<fn::Elu, kFloatingDTypes>);
-  t.set_kernel(OpId::gelu, cpu, unary_kernel<fn::Gelu, kFloatingDTypes>);
-  t.set_kernel(OpId::softplus, cpu, unary_kernel<fn::Softplus, kFloatingDTypes>);
-  t.set_kernel(OpId::sin, cpu, unary_kernel<fn::Sin, kFloatingDTypes>);
-  t.set_kernel(OpId::cos, cpu, unary_kernel<fn::Cos, kFloatingDTypes>);
-  t.set_kernel(OpId::erf, cpu, unary_kernel<fn::Erf, kFloatingDTypes>);
+#define KILN_REGISTER_UNARY(X, op, F, dtypes, ...) \
+  t.set_kernel(OpId::op, cpu, unary_kernel<fn::F, k##dtypes##DTypes>);
+  KILN_UNARY_OP_ROWS(KILN_REGISTER_UNARY, KILN_REGISTER_UNARY, _)
+#undef KILN_REGISTER_UNARY
   t.set_kernel(OpId::logical_not, cpu, logical_not_kernel);
   t.set_kernel(OpId::cast, cpu, cast_kernel);
 

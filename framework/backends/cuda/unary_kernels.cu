@@ -1,5 +1,5 @@
-// CUDA kernels of the unary elementwise ops and cast: the functors shared with the CPU, run by
-// the elementwise kernel template.
+// CUDA kernels of the unary elementwise ops (one per row of unary_op_rows.h) and cast: the
+// functors shared with the CPU, run by the elementwise kernel template.
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/elementwise.cuh"
 #include "kiln/framework/ops/elementwise_dispatch.h"
@@ -54,25 +54,10 @@ void cast_kernel(const KernelContext& c) {
 
 void register_unary_kernels(OpTable& t) {
   constexpr auto gpu = DeviceType::cuda;
-  t.set_kernel(OpId::neg, gpu, unary_kernel<fn::Neg, kNumericDTypes>);
-  t.set_kernel(OpId::abs, gpu, unary_kernel<fn::Abs, kNumericDTypes>);
-  t.set_kernel(OpId::sign, gpu, unary_kernel<fn::Sign, kNumericDTypes>);
-  t.set_kernel(OpId::exp, gpu, unary_kernel<fn::Exp, kFloatingDTypes>);
-  t.set_kernel(OpId::log, gpu, unary_kernel<fn::Log, kFloatingDTypes>);
-  t.set_kernel(OpId::log1p, gpu, unary_kernel<fn::Log1p, kFloatingDTypes>);
-  t.set_kernel(OpId::sqrt, gpu, unary_kernel<fn::Sqrt, kFloatingDTypes>);
-  t.set_kernel(OpId::rsqrt, gpu, unary_kernel<fn::Rsqrt, kFloatingDTypes>);
-  t.set_kernel(OpId::square, gpu, unary_kernel<fn::Square, kNumericDTypes>);
-  t.set_kernel(OpId::tanh, gpu, unary_kernel<fn::Tanh, kFloatingDTypes>);
-  t.set_kernel(OpId::sigmoid, gpu, unary_kernel<fn::Sigmoid, kFloatingDTypes>);
-  t.set_kernel(OpId::relu, gpu, unary_kernel<fn::Relu, kNumericDTypes>);
-  t.set_kernel(OpId::leaky_relu, gpu, unary_kernel<fn::LeakyRelu, kFloatingDTypes>);
-  t.set_kernel(OpId::elu, gpu, unary_kernel<fn::Elu, kFloatingDTypes>);
-  t.set_kernel(OpId::gelu, gpu, unary_kernel<fn::Gelu, kFloatingDTypes>);
-  t.set_kernel(OpId::softplus, gpu, unary_kernel<fn::Softplus, kFloatingDTypes>);
-  t.set_kernel(OpId::sin, gpu, unary_kernel<fn::Sin, kFloatingDTypes>);
-  t.set_kernel(OpId::cos, gpu, unary_kernel<fn::Cos, kFloatingDTypes>);
-  t.set_kernel(OpId::erf, gpu, unary_kernel<fn::Erf, kFloatingDTypes>);
+#define KILN_REGISTER_UNARY(X, op, F, dtypes, ...) \
+  t.set_kernel(OpId::op, gpu, unary_kernel<fn::F, k##dtypes##DTypes>);
+  KILN_UNARY_OP_ROWS(KILN_REGISTER_UNARY, KILN_REGISTER_UNARY, _)
+#undef KILN_REGISTER_UNARY
   t.set_kernel(OpId::logical_not, gpu, logical_not_kernel);
   t.set_kernel(OpId::cast, gpu, cast_kernel);
 }

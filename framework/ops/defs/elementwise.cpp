@@ -1,6 +1,6 @@
-// Elementwise ops: inference, gradients and public functions. Kernels live in the backends.
-#include <numbers>
-
+// Binary elementwise ops, logical_not, cast, identity and where: inference, gradients and public
+// functions (the unary ops are rows of unary_op_rows.h, defined in unary_ops.cpp). Kernels live
+// in the backends.
 #include "kiln/framework/ops/defs/infer_helpers.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/op_def.h"
@@ -11,14 +11,6 @@ namespace {
 using defs::def;
 using defs::mask_of;
 
-TensorMeta infer_float_unary(std::span<const TensorMeta> in, const Attrs&) {
-  defs::require_floating(in[0]);
-  return in[0];
-}
-TensorMeta infer_numeric_unary(std::span<const TensorMeta> in, const Attrs&) {
-  defs::require_numeric(in[0]);
-  return in[0];
-}
 TensorMeta infer_any_unary(std::span<const TensorMeta> in, const Attrs&) {
   return in[0];
 }
@@ -54,75 +46,6 @@ TensorMeta infer_where(std::span<const TensorMeta> in, const Attrs&) {
 // ---- gradients: g is d(loss)/d(output), x the input, y the output ----
 using Grads = std::vector<Tensor>;
 
-Grads grad_neg(const GradContext& c) {
-  return {ops::neg(c.grad)};
-}
-Grads grad_abs(const GradContext& c) {
-  return {c.grad * ops::sign(c.input(0))};
-}
-Grads grad_exp(const GradContext& c) {
-  return {c.grad * c.output};
-}
-Grads grad_log(const GradContext& c) {
-  return {c.grad / c.input(0)};
-}
-Grads grad_log1p(const GradContext& c) {
-  return {c.grad / (c.input(0) + 1.0)};
-}
-Grads grad_sqrt(const GradContext& c) {
-  return {c.grad / (c.output * 2.0)};
-}
-Grads grad_rsqrt(const GradContext& c) {
-  return {c.grad * ops::pow(c.output, 3.0) * -0.5};
-}
-Grads grad_square(const GradContext& c) {
-  return {c.grad * c.input(0) * 2.0};
-}
-Grads grad_tanh(const GradContext& c) {
-  return {c.grad * (1.0 - ops::square(c.output))};
-}
-Grads grad_sigmoid(const GradContext& c) {
-  return {c.grad * c.output * (1.0 - c.output)};
-}
-// From the output (y > 0 exactly where x > 0): the pre-activation then dies at the relu, so a
-// bias add before it fuses with it into one pass.
-Grads grad_relu(const GradContext& c) {
-  return {c.grad * mask_of(ops::greater(c.output, 0.0), c.grad.dtype())};
-}
-Grads grad_leaky_relu(const GradContext& c) {
-  const double alpha = c.attrs().get_float("alpha");
-  return {ops::where(ops::greater(c.input(0), 0.0), c.grad, c.grad * alpha)};
-}
-Grads grad_elu(const GradContext& c) {
-  const double alpha = c.attrs().get_float("alpha");
-  return {ops::where(ops::greater(c.input(0), 0.0), c.grad, c.grad * (c.output + alpha))};
-}
-Grads grad_gelu(const GradContext& c) {
-  const Tensor& x = c.input(0);
-  if (c.attrs().get_bool("approximate")) {
-    constexpr double k = 0.7978845608028654;  // sqrt(2/pi)
-    const Tensor x2 = ops::square(x);
-    const Tensor t = ops::tanh((x + x * x2 * 0.044715) * k);
-    const Tensor dt = (1.0 - ops::square(t)) * (x2 * (3 * 0.044715) + 1.0) * k;
-    return {c.grad * ((t + 1.0) * 0.5 + x * dt * 0.5)};
-  }
-  const Tensor cdf = (ops::erf(x * std::numbers::sqrt2 / 2) + 1.0) * 0.5;
-  const Tensor pdf =
-      ops::exp(ops::square(x) * -0.5) * (0.5 * std::numbers::inv_sqrtpi * std::numbers::sqrt2);
-  return {c.grad * (cdf + x * pdf)};
-}
-Grads grad_softplus(const GradContext& c) {
-  return {c.grad * ops::sigmoid(c.input(0))};
-}
-Grads grad_sin(const GradContext& c) {
-  return {c.grad * ops::cos(c.input(0))};
-}
-Grads grad_cos(const GradContext& c) {
-  return {ops::neg(c.grad * ops::sin(c.input(0)))};
-}
-Grads grad_erf(const GradContext& c) {
-  return {c.grad * ops::exp(ops::neg(ops::square(c.input(0)))) * (2 * std::numbers::inv_sqrtpi)};
-}
 Grads grad_identity(const GradContext& c) {
   return {c.grad};
 }
@@ -186,25 +109,6 @@ Tensor identity_view(const Tensor& x, const TensorMeta&, const Attrs&) {
 }  // namespace
 
 void define_elementwise_ops(OpTable& t) {
-  def(t, OpId::neg, "neg", 1, infer_numeric_unary, grad_neg);
-  def(t, OpId::abs, "abs", 1, infer_numeric_unary, grad_abs);
-  def(t, OpId::sign, "sign", 1, infer_numeric_unary, nullptr);
-  def(t, OpId::exp, "exp", 1, infer_float_unary, grad_exp);
-  def(t, OpId::log, "log", 1, infer_float_unary, grad_log);
-  def(t, OpId::log1p, "log1p", 1, infer_float_unary, grad_log1p);
-  def(t, OpId::sqrt, "sqrt", 1, infer_float_unary, grad_sqrt);
-  def(t, OpId::rsqrt, "rsqrt", 1, infer_float_unary, grad_rsqrt);
-  def(t, OpId::square, "square", 1, infer_numeric_unary, grad_square);
-  def(t, OpId::tanh, "tanh", 1, infer_float_unary, grad_tanh);
-  def(t, OpId::sigmoid, "sigmoid", 1, infer_float_unary, grad_sigmoid);
-  def(t, OpId::relu, "relu", 1, infer_numeric_unary, grad_relu);
-  def(t, OpId::leaky_relu, "leaky_relu", 1, infer_float_unary, grad_leaky_relu);
-  def(t, OpId::elu, "elu", 1, infer_float_unary, grad_elu);
-  def(t, OpId::gelu, "gelu", 1, infer_float_unary, grad_gelu);
-  def(t, OpId::softplus, "softplus", 1, infer_float_unary, grad_softplus);
-  def(t, OpId::sin, "sin", 1, infer_float_unary, grad_sin);
-  def(t, OpId::cos, "cos", 1, infer_float_unary, grad_cos);
-  def(t, OpId::erf, "erf", 1, infer_float_unary, grad_erf);
   def(t, OpId::logical_not, "logical_not", 1, infer_to_bool, nullptr);
   def(t, OpId::cast, "cast", 1, infer_cast, grad_cast);
   def(t, OpId::identity, "identity", 1, infer_any_unary, grad_identity);
@@ -250,63 +154,6 @@ Tensor number_like(const Tensor& like, double v) {
 
 }  // namespace
 
-Tensor neg(const Tensor& x) {
-  return apply(OpId::neg, {x});
-}
-Tensor abs(const Tensor& x) {
-  return apply(OpId::abs, {x});
-}
-Tensor sign(const Tensor& x) {
-  return apply(OpId::sign, {x});
-}
-Tensor exp(const Tensor& x) {
-  return apply(OpId::exp, {x});
-}
-Tensor log(const Tensor& x) {
-  return apply(OpId::log, {x});
-}
-Tensor log1p(const Tensor& x) {
-  return apply(OpId::log1p, {x});
-}
-Tensor sqrt(const Tensor& x) {
-  return apply(OpId::sqrt, {x});
-}
-Tensor rsqrt(const Tensor& x) {
-  return apply(OpId::rsqrt, {x});
-}
-Tensor square(const Tensor& x) {
-  return apply(OpId::square, {x});
-}
-Tensor tanh(const Tensor& x) {
-  return apply(OpId::tanh, {x});
-}
-Tensor sigmoid(const Tensor& x) {
-  return apply(OpId::sigmoid, {x});
-}
-Tensor relu(const Tensor& x) {
-  return apply(OpId::relu, {x});
-}
-Tensor leaky_relu(const Tensor& x, double alpha) {
-  return apply(OpId::leaky_relu, {x}, {{"alpha", alpha}});
-}
-Tensor elu(const Tensor& x, double alpha) {
-  return apply(OpId::elu, {x}, {{"alpha", alpha}});
-}
-Tensor gelu(const Tensor& x, bool approximate) {
-  return apply(OpId::gelu, {x}, {{"approximate", approximate}});
-}
-Tensor softplus(const Tensor& x) {
-  return apply(OpId::softplus, {x});
-}
-Tensor sin(const Tensor& x) {
-  return apply(OpId::sin, {x});
-}
-Tensor cos(const Tensor& x) {
-  return apply(OpId::cos, {x});
-}
-Tensor erf(const Tensor& x) {
-  return apply(OpId::erf, {x});
-}
 Tensor logical_not(const Tensor& x) {
   return apply(OpId::logical_not, {as_bool(x)});
 }

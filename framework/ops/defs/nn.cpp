@@ -264,6 +264,21 @@ Tensor softmax(const Tensor& x, int64_t axis) {
   return e / sum(e, {axis}, true);
 }
 
+Tensor glu(const Tensor& x, int64_t axis) {
+  const int64_t rank = x.shape().rank();
+  const int64_t a = axis < 0 ? axis + rank : axis;
+  KILN_CHECK(a >= 0 && a < rank, "kiln::ops::glu: axis ", axis, " is out of range for ", x.shape());
+  const int64_t n = x.shape()[a];
+  KILN_CHECK(n > 0 && n % 2 == 0, "kiln::ops::glu: axis ", axis, " of ", x.shape(),
+             " must have a known even size, to split in halves");
+  std::vector<int64_t> begin(static_cast<size_t>(rank), 0);
+  std::vector<int64_t> size(static_cast<size_t>(rank), -1);
+  size[static_cast<size_t>(a)] = n / 2;
+  const Tensor first = slice(x, begin, size);
+  begin[static_cast<size_t>(a)] = n / 2;
+  return first * sigmoid(slice(x, begin, size));
+}
+
 Tensor log_softmax(const Tensor& x, int64_t axis) {
   const Tensor shifted = x - stop_gradient(max(x, {axis}, true));
   return shifted - log(sum(exp(shifted), {axis}, true));

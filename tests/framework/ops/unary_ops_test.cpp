@@ -1,8 +1,10 @@
 // Every unary op: values against <cmath> in float32 and float64, and a float64 gradient check.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string>
 
 #include "kiln/framework/ops/ops.h"
 #include "tests/framework/gradcheck.h"
@@ -14,8 +16,9 @@ struct UnaryCase {
   const char* name;
   std::function<Tensor(const Tensor&)> op;
   std::function<double(double)> reference;
-  double lo, hi;  // input range for both checks
-  bool smooth;    // false: nonsmooth gradient tolerance, inputs kept off the kink
+  double lo, hi;               // input range for both checks
+  bool smooth;                 // false: nonsmooth gradient tolerance, inputs kept off the kink
+  bool differentiable = true;  // sign has no gradient
 };
 
 // ctest shows the case's name, not its bytes.
@@ -30,6 +33,10 @@ double sigmoid_ref(double x) {
 std::vector<UnaryCase> unary_cases() {
   return {
       {"neg", ops::neg, [](double x) { return -x; }, -2, 2, true},
+      {"sign", ops::sign, [](double x) { return x > 0   ? 1.0
+                                                : x < 0 ? -1.0
+                                                        : 0.0; }, -2, 2, false,
+       false},
       {"abs", ops::abs, [](double x) { return std::abs(x); }, 0.1, 2, false},
       {"exp", ops::exp, [](double x) { return std::exp(x); }, -2, 2, true},
       {"log", ops::log, [](double x) { return std::log(x); }, 0.2, 3, true},
@@ -55,7 +62,33 @@ std::vector<UnaryCase> unary_cases() {
       {"sin", ops::sin, [](double x) { return std::sin(x); }, -3, 3, true},
       {"cos", ops::cos, [](double x) { return std::cos(x); }, -3, 3, true},
       {"erf", ops::erf, [](double x) { return std::erf(x); }, -2, 2, true},
+      {"relu6", ops::relu6, [](double x) { return std::min(std::max(x, 0.0), 6.0); }, 0.1, 5.9,
+       false},
+      {"hard_sigmoid", ops::hard_sigmoid, [](double x) { return (x + 3) / 6; }, -2.9, 2.9, true},
+      {"hard_silu", ops::hard_silu, [](double x) { return x * (x + 3) / 6; }, -2.9, 2.9, true},
+      {"mish", ops::mish, [](double x) { return x * std::tanh(std::log1p(std::exp(x))); }, -3, 3,
+       true},
+      {"softsign", ops::softsign, [](double x) { return x / (1 + std::abs(x)); }, -2, 2, true},
   };
+}
+
+// A new row of unary_op_rows.h comes with a case here: its values and gradient are checked.
+TEST(UnaryOps, EveryRowHasACase) {
+  std::vector<std::string> cases;
+  for (const UnaryCase& c : unary_cases()) cases.emplace_back(c.name);
+#define KILN_ROW_NAME(op) #op,
+  for (const char* op :
+       {KILN_UNARY_OP_ROWS(KILN_UNARY_ROW_NAME, KILN_UNARY_ROW_NAME, KILN_ROW_NAME)})
+    EXPECT_TRUE(std::find(cases.begin(), cases.end(), op) != cases.end()) << op << " has no case";
+#undef KILN_ROW_NAME
+}
+
+// Outside the ramps: the clipped ops saturate as Keras's do.
+TEST(UnaryOps, HardOpsSaturate) {
+  const Tensor x = from_vector<float>({-8, -3, 3, 8}, {4});
+  EXPECT_EQ(ops::relu6(x * 2.0).to_vector<float>(), (std::vector<float>{0, 0, 6, 6}));
+  EXPECT_EQ(ops::hard_sigmoid(x).to_vector<float>(), (std::vector<float>{0, 0, 1, 1}));
+  EXPECT_EQ(ops::hard_silu(x).to_vector<float>(), (std::vector<float>{-0, -0, 3, 8}));
 }
 
 class UnaryOp : public ::testing::TestWithParam<UnaryCase> {};
@@ -80,7 +113,11 @@ TEST_P(UnaryOp, MatchesCmath) {
 
 TEST_P(UnaryOp, GradientMatchesFiniteDifferences) {
   const UnaryCase& c = GetParam();
-  const Tensor x = testing::random_f64({3, 4}, c.lo, c.hi);
+  Tensor x = testing::random_f64({3, 4}, c.lo, c.hi);
+  if (!c.differentiable) {  // gradients stop at it, as at a comparison
+    EXPECT_FALSE(c.op(x.set_requires_grad(true)).requires_grad());
+    return;
+  }
   testing::expect_gradients_match(
       [&](const std::vector<Tensor>& in) { return c.op(in[0]); }, {x},
       c.smooth ? testing::GradCheckOptions{} : testing::GradCheckOptions::nonsmooth());
