@@ -104,8 +104,8 @@ std::vector<Tensor> record_bundle(OpId op, std::vector<Tensor> inputs,
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < output_metas.size(); ++i) {
     Tensor t = Tensor::symbolic(output_metas[i]);
-    t.impl()->node = std::make_shared<Node>(
-        Node{OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(i)}}, {bundle}, nullptr, frame});
+    t.impl()->node = std::make_shared<Node>(Node{
+        OpId::tuple_get, Attrs{{attr::index, static_cast<int64_t>(i)}}, {bundle}, nullptr, frame});
     outputs.push_back(std::move(t));
   }
   return outputs;

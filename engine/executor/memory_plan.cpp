@@ -37,7 +37,7 @@ void Plan::assign_buffers() {
   for (const NodeId id : g.nodes.ids()) {
     const GraphNode& n = g.nodes[id];
     if (n.op == OpId::placeholder) {
-      add_buffer(BufferKind::input, id).source = static_cast<int>(n.attrs.get_int("index"));
+      add_buffer(BufferKind::input, id).source = static_cast<int>(n.attrs.get(attr::index));
     } else if (n.op == OpId::constant) {
       add_buffer(BufferKind::constant, id).node = id;
     } else if (n.op == OpId::read_variable) {

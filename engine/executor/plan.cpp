@@ -51,7 +51,7 @@ void Plan::infer_metas(std::span<const TensorMeta> input_metas) {
     const GraphNode& n = g.nodes[id];
     switch (n.op) {
       case OpId::placeholder:
-        metas_.push_back(input_metas[static_cast<size_t>(n.attrs.get_int("index"))]);
+        metas_.push_back(input_metas[static_cast<size_t>(n.attrs.get(attr::index))]);
         break;
       case OpId::constant:
         metas_.push_back(g.constant(id).value.meta());
@@ -71,13 +71,13 @@ void Plan::infer_metas(std::span<const TensorMeta> input_metas) {
           in.clear();
           for (const NodeId k : op.inputs) in.push_back(meta_of(k));
           metas_.push_back(infer_output_metas(
-              op.op, in, op.attrs)[static_cast<size_t>(n.attrs.get_int("index"))]);
+              op.op, in, op.attrs)[static_cast<size_t>(n.attrs.get(attr::index))]);
           break;
         }
         const auto& [first, second] = subplans_of_[bundle];
         // A loop's values are its variables, which are the body's outputs too.
         const Plan* source = g.nodes[bundle].op == OpId::cond ? first : second;
-        metas_.push_back(source->output_metas()[static_cast<size_t>(n.attrs.get_int("index"))]);
+        metas_.push_back(source->output_metas()[static_cast<size_t>(n.attrs.get(attr::index))]);
         break;
       }
       default:
@@ -129,7 +129,7 @@ void Plan::make_steps() {
   for (const NodeId id : g.nodes.ids()) {
     if (g.nodes[id].op != OpId::tuple_get) continue;
     auto& values = bundle_values[g.nodes[id].inputs[0]];
-    const auto index = static_cast<size_t>(g.nodes[id].attrs.get_int("index"));
+    const auto index = static_cast<size_t>(g.nodes[id].attrs.get(attr::index));
     if (values.size() <= index) values.resize(index + 1);
     values[index] = values_[id];
   }

@@ -72,7 +72,7 @@ class Builder {
     n.meta = t.meta();
     if (captures_ != nullptr && is_foreign(t)) {
       n.op = OpId::placeholder;
-      n.attrs = Attrs{{"index", static_cast<int64_t>(record_.inputs.size() + captured_++)}};
+      n.attrs = Attrs{{attr::index, static_cast<int64_t>(record_.inputs.size() + captured_++)}};
       captures_->push_back(t);
     } else if (!t.is_symbolic()) {
       n.op = OpId::constant;
@@ -102,7 +102,7 @@ std::vector<Tensor> make_placeholders(const std::vector<TensorMeta>& metas, uint
   for (size_t i = 0; i < metas.size(); ++i) {
     Tensor t = Tensor::symbolic(metas[i]);
     t.impl()->node = std::make_shared<Node>(
-        Node{OpId::placeholder, Attrs{{"index", static_cast<int64_t>(i)}}, {}, nullptr, frame});
+        Node{OpId::placeholder, Attrs{{attr::index, static_cast<int64_t>(i)}}, {}, nullptr, frame});
     out.push_back(std::move(t));
   }
   return out;

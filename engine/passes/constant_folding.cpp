@@ -37,7 +37,7 @@ bool foldable(const Graph& g, const GraphNode& n) {
 std::optional<Tensor> known_size(const Graph& g, const GraphNode& n) {
   if (n.op != OpId::size_of) return std::nullopt;
   const Shape& shape = g.nodes[n.inputs[0]].meta.shape;
-  std::vector<int64_t> axes = n.attrs.get_ints("axes");
+  std::vector<int64_t> axes = n.attrs.get(attr::axes);
   if (axes.empty())
     for (int64_t a = 0; a < shape.rank(); ++a) axes.push_back(a);
   double count = 1;

@@ -51,7 +51,7 @@ Graph fuse_conv_bias_activation(const Graph& graph) {
     GraphNode& fused = g.nodes[relu ? user : id];
     const GraphNode& c = g.node(conv);
     Attrs attrs = c.attrs;
-    attrs.set("relu", relu);
+    attrs.set(attr::relu, relu);
     fused = GraphNode{OpId::conv2d_bias_activation,
                       std::move(attrs),
                       {c.inputs[0], c.inputs[1], bias},

@@ -50,7 +50,7 @@ NodeMap<bool> needs_reduced_gradients(const Graph& g) {
   NodeMap<bool> needs(g.nodes.size(), false);
   for (const NodeId id : g.nodes.ids()) {
     const GraphNode& n = g.nodes[id];
-    needs[id] = (n.op == OpId::all_reduce_wait && n.attrs.get_int("bucket") >= 0) ||
+    needs[id] = (n.op == OpId::all_reduce_wait && n.attrs.get(attr::bucket) >= 0) ||
                 std::any_of(n.inputs.begin(), n.inputs.end(), [&](NodeId in) { return needs[in]; });
   }
   return needs;

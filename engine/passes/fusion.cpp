@@ -62,8 +62,8 @@ GraphNode fused_node(const Graph& g, const std::vector<NodeId>& members, DType c
     program->instructions.push_back(std::move(ins));
   }
   const GraphNode& root = g.nodes[members.back()];
-  return GraphNode{OpId::fused_elementwise, Attrs{{"dtype", root.meta.dtype}}, std::move(external),
-                   root.meta, std::move(program)};
+  return GraphNode{OpId::fused_elementwise, Attrs{{attr::dtype, root.meta.dtype}},
+                   std::move(external), root.meta, std::move(program)};
 }
 
 }  // namespace

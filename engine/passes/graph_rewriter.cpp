@@ -23,7 +23,7 @@ NodeId GraphRewriter::emit_output(NodeId node, int index) {
   for (const NodeId in : n.inputs) metas.push_back(out_.node(in).meta);
   const TensorMeta meta = infer_output_metas(n.op, metas, n.attrs).at(static_cast<size_t>(index));
   return out_.nodes.push_back(
-      {OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(index)}}, {node}, meta, nullptr});
+      {OpId::tuple_get, Attrs{{attr::index, static_cast<int64_t>(index)}}, {node}, meta, nullptr});
 }
 
 NodeId GraphRewriter::emit_constant(const Tensor& value) {

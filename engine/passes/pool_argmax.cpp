@@ -21,7 +21,7 @@ bool can_keep_argmax(const GraphNode& pool) {
   if (op_def(OpId::max_pool2d_with_argmax).kernels[device] == nullptr ||
       op_def(OpId::max_pool2d_grad_from_argmax).kernels[device] == nullptr)
     return false;
-  const std::vector<int64_t>& window = pool.attrs.get_ints("pool_size");
+  const std::vector<int64_t>& window = pool.attrs.get(attr::pool_size);
   return window[0] * window[1] <= kMaxArgmaxWindowCells;
 }
 
@@ -67,7 +67,7 @@ Graph keep_pool_argmax(const Graph& input) {
     } else if (pool_of[id].valid()) {
       const Shape& x = graph.node(n.inputs[0]).meta.shape;
       Attrs attrs = n.attrs;
-      attrs.set("input_hw", std::vector<int64_t>{x[1], x[2]});
+      attrs.set(attr::input_hw, std::vector<int64_t>{x[1], x[2]});
       out.define(id, out.emit(OpId::max_pool2d_grad_from_argmax,
                               {argmax[pool_of[id]], out.mapped(n.inputs[1])}, std::move(attrs)));
     } else {

@@ -61,7 +61,7 @@ Graph mask_pooled_gradients(const Graph& input) {
     }
     const GraphNode& grad = graph.node(m->gradient);
     const NodeId keep = out.emit(OpId::greater, {out.mapped(m->pool), out.mapped(m->threshold)});
-    const NodeId mask = out.emit(OpId::cast, {keep}, {{"dtype", graph.nodes[id].meta.dtype}});
+    const NodeId mask = out.emit(OpId::cast, {keep}, {{attr::dtype, graph.nodes[id].meta.dtype}});
     const NodeId masked = out.emit(OpId::mul, {out.mapped(grad.inputs[1]), mask});
     out.define(id,
                out.emit(OpId::max_pool2d_grad, {out.mapped(grad.inputs[0]), masked}, grad.attrs));

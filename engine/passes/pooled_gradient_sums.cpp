@@ -10,7 +10,7 @@ namespace kiln::engine {
 namespace {
 
 bool sums_space(const GraphNode& sum) {
-  const std::vector<int64_t>& axes = sum.attrs.get_ints("axes");
+  const std::vector<int64_t>& axes = sum.attrs.get(attr::axes);
   const auto has = [&](int64_t axis) {
     return std::find(axes.begin(), axes.end(), axis) != axes.end();
   };

@@ -39,8 +39,8 @@ int64_t last_dim(const TensorMeta& m) {
 }
 
 bool is_matmul(const GraphNode& n, bool transpose_a, bool transpose_b) {
-  return n.op == OpId::matmul && n.attrs.get_bool("transpose_a") == transpose_a &&
-         n.attrs.get_bool("transpose_b") == transpose_b;
+  return n.op == OpId::matmul && n.attrs.get(attr::transpose_a) == transpose_a &&
+         n.attrs.get(attr::transpose_b) == transpose_b;
 }
 
 // gather(E, ids) along axis 0 of a float32/float64 table with known dims [rows, width].
@@ -51,7 +51,7 @@ struct Lookup {
 
 std::optional<Lookup> lookup(const Graph& g, NodeId id) {
   const GraphNode& n = g.node(id);
-  if (n.op != OpId::gather || n.attrs.get_int("axis") != 0) return std::nullopt;
+  if (n.op != OpId::gather || n.attrs.get(attr::axis) != 0) return std::nullopt;
   const TensorMeta& t = g.node(n.inputs[0]).meta;
   if (t.shape.rank() != 2 || !t.shape.is_fully_defined() ||
       (t.dtype != DType::f32 && t.dtype != DType::f64))
@@ -140,7 +140,7 @@ class Projector {
   // a reshape_like between them
   bool table_gradient(NodeId id) {
     const GraphNode& n = g_.node(id);
-    if (n.op != OpId::scatter_add || n.attrs.get_int("axis") != 0 || !is_zeros(g_, n.inputs[0]))
+    if (n.op != OpId::scatter_add || n.attrs.get(attr::axis) != 0 || !is_zeros(g_, n.inputs[0]))
       return false;
     NodeId product = n.inputs[2];
     if (g_.node(product).op == OpId::reshape_like) {
@@ -171,12 +171,13 @@ class Projector {
     const auto found = sums_of_.find(storage_root(n.inputs[0]));
     std::vector<int64_t> leading(static_cast<size_t>(std::max(x.shape.rank() - 1, 0)));
     for (size_t i = 0; i < leading.size(); ++i) leading[i] = static_cast<int64_t>(i);
-    if (found == sums_of_.end() || leading.empty() || n.attrs.get_ints("axes") != leading ||
+    if (found == sums_of_.end() || leading.empty() || n.attrs.get(attr::axes) != leading ||
         last_dim(x) != found->second.second || !n.meta.shape.is_fully_defined())
       return false;
-    const NodeId total = out_.emit(OpId::reduce_sum, {found->second.first},
-                                   {{"axes", std::vector<int64_t>{0}}, {"keepdims", false}});
-    out_.define(id, out_.emit(OpId::reshape, {total}, {{"shape", n.meta.shape.dims()}}));
+    const NodeId total =
+        out_.emit(OpId::reduce_sum, {found->second.first},
+                  {{attr::axes, std::vector<int64_t>{0}}, {attr::keepdims, false}});
+    out_.define(id, out_.emit(OpId::reshape, {total}, {{attr::shape, n.meta.shape.dims()}}));
     return true;
   }
 
@@ -189,7 +190,7 @@ class Projector {
 
   // Old node id's value is now gather(table, ids) (new ids).
   void looked_up(NodeId id, NodeId table, NodeId ids) {
-    out_.define(id, out_.emit(OpId::gather, {table, ids}, {{"axis", int64_t{0}}}));
+    out_.define(id, out_.emit(OpId::gather, {table, ids}, {{attr::axis, int64_t{0}}}));
     projected_[id] = {table, ids};
   }
 
@@ -202,13 +203,13 @@ class Projector {
     const TensorMeta& g = g_.node(gradient).meta;
     const NodeId zero = out_.emit_constant(scalar(0, g.dtype, g.device));
     const NodeId base =
-        out_.emit(OpId::broadcast_to, {zero}, {{"shape", std::vector<int64_t>{rows, width}}});
+        out_.emit(OpId::broadcast_to, {zero}, {{attr::shape, std::vector<int64_t>{rows, width}}});
     const NodeId flat_ids =
-        out_.emit(OpId::reshape, {out_.mapped(ids)}, {{"shape", std::vector<int64_t>{-1}}});
+        out_.emit(OpId::reshape, {out_.mapped(ids)}, {{attr::shape, std::vector<int64_t>{-1}}});
     const NodeId flat_gradient = out_.emit(OpId::reshape, {out_.mapped(gradient)},
-                                           {{"shape", std::vector<int64_t>{-1, width}}});
+                                           {{attr::shape, std::vector<int64_t>{-1, width}}});
     const NodeId sums =
-        out_.emit(OpId::scatter_add, {base, flat_ids, flat_gradient}, {{"axis", int64_t{0}}});
+        out_.emit(OpId::scatter_add, {base, flat_ids, flat_gradient}, {{attr::axis, int64_t{0}}});
     sums_[key] = sums;
     sums_of_.try_emplace(root, sums, width);
     return sums;

@@ -17,9 +17,9 @@ namespace {
 // columns lie within the record; empty when the slice is anything else.
 std::optional<std::pair<std::vector<int64_t>, std::vector<int64_t>>> record_slice(
     const GraphNode& slice, int64_t record_width) {
-  const auto& begin = slice.attrs.get_ints("begin");
-  const auto& end = slice.attrs.get_ints("end");
-  const auto& strides = slice.attrs.get_ints("strides");
+  const auto& begin = slice.attrs.get(attr::begin);
+  const auto& end = slice.attrs.get(attr::end);
+  const auto& strides = slice.attrs.get(attr::strides);
   if (begin.size() != 3 || strides != std::vector<int64_t>{1, 1, 1}) return std::nullopt;
   if (begin[0] != 0 || end[0] != kSliceEnd || record_width < 0) return std::nullopt;
   const int64_t column_end = end[2] == kSliceEnd ? record_width : end[2];
@@ -35,7 +35,7 @@ Graph fold_record_gradient_slices(const Graph& graph) {
   Graph g = eliminate_dead_code(graph);
   const NodeMap<int> uses = use_counts(g);
   for (GraphNode& n : g.nodes) {
-    if (n.op != OpId::rnn_sequence_grad || n.attrs.has("d_begin")) continue;
+    if (n.op != OpId::rnn_sequence_grad || n.attrs.has(attr::d_begin)) continue;
     const NodeId d = n.inputs[1];
     const GraphNode& slice = g.node(d);
     const TensorMeta& record = g.node(n.inputs[0]).meta;
@@ -43,8 +43,8 @@ Graph fold_record_gradient_slices(const Graph& graph) {
     const auto bounds = record_slice(slice, record.shape[2]);
     if (!bounds) continue;
     n.inputs[1] = slice.inputs[0];
-    n.attrs.set("d_begin", bounds->first);
-    n.attrs.set("d_end", bounds->second);
+    n.attrs.set(attr::d_begin, bounds->first);
+    n.attrs.set(attr::d_end, bounds->second);
   }
   return g;
 }

@@ -60,16 +60,16 @@ NodeId simplified(Graph& g, NodeId i) {
     case OpId::identity:
       return n.inputs[0];
     case OpId::cast:
-      return g.node(n.inputs[0]).meta.dtype == n.attrs.get_dtype("dtype") ? n.inputs[0] : i;
+      return g.node(n.inputs[0]).meta.dtype == n.attrs.get(attr::dtype) ? n.inputs[0] : i;
     case OpId::transpose: {
       const GraphNode& inner = g.node(n.inputs[0]);
       if (inner.op == OpId::transpose) {
         std::vector<int64_t> perm =
-            compose_perms(inner.attrs.get_ints("perm"), n.attrs.get_ints("perm"));
+            compose_perms(inner.attrs.get(attr::perm), n.attrs.get(attr::perm));
         n.inputs = {inner.inputs[0]};
-        n.attrs = Attrs{{"perm", std::move(perm)}};
+        n.attrs = Attrs{{attr::perm, std::move(perm)}};
       }
-      return is_identity_perm(n.attrs.get_ints("perm")) ? n.inputs[0] : i;
+      return is_identity_perm(n.attrs.get(attr::perm)) ? n.inputs[0] : i;
     }
     case OpId::reshape: {
       // The outer target shape alone decides the result: both reshapes keep the element count.

@@ -16,14 +16,14 @@ using distributed::PendingReduction;
 using distributed::ReduceOp;
 
 std::string reduction_name(const Attrs& attrs) {
-  const int64_t bucket = attrs.get_int("bucket");
+  const int64_t bucket = attrs.get(attr::bucket);
   return bucket < 0 ? std::string("all_reduce")
                     : "all_reduce of gradient bucket " + std::to_string(bucket);
 }
 
 void all_reduce_start_kernel(const KernelContext& c) {
   const Tensor& in = c.inputs[0];
-  const auto op = static_cast<ReduceOp>(c.attrs.get_int("reduction"));
+  const auto op = static_cast<ReduceOp>(c.attrs.get(attr::reduction));
   distributed::Communicator& world = distributed::world();
   if (world.takes(c.output.device())) {
     if (c.output.raw_data() != in.raw_data()) copy_into(c.output, in);

@@ -30,9 +30,9 @@ struct CopyKernels {
 
   // The positions a strided slice reads from (or its gradient writes to) `base`.
   static View slice_of(const Tensor& base, const Attrs& attrs) {
-    const std::vector<int64_t>& b = attrs.get_ints("begin");
-    const std::vector<int64_t>& e = attrs.get_ints("end");
-    const std::vector<int64_t>& st = attrs.get_ints("strides");
+    const std::vector<int64_t>& b = attrs.get(attr::begin);
+    const std::vector<int64_t>& e = attrs.get(attr::end);
+    const std::vector<int64_t>& st = attrs.get(attr::strides);
     const std::vector<int64_t> strides = base.shape().strides();
     View v;
     for (size_t i = 0; i < strides.size(); ++i) {
@@ -52,7 +52,7 @@ struct CopyKernels {
     const Tensor& x = c.inputs[0];
     const std::vector<int64_t> in_strides = x.shape().strides();
     View src;
-    for (const int64_t p : c.attrs.get_ints("perm"))
+    for (const int64_t p : c.attrs.get(attr::perm))
       src.strides.push_back(in_strides[static_cast<size_t>(p)]);
     copy(c.output, whole(c.output), x, src, c.output.shape().dims());
   }
@@ -81,7 +81,7 @@ struct CopyKernels {
   }
 
   static void concat(const KernelContext& c) {
-    const auto axis = static_cast<size_t>(c.attrs.get_int("axis"));
+    const auto axis = static_cast<size_t>(c.attrs.get(attr::axis));
     const std::vector<int64_t> out_strides = c.output.shape().strides();
     int64_t start = 0;
     for (const Tensor& x : c.inputs) {
@@ -91,8 +91,8 @@ struct CopyKernels {
   }
 
   static void pad(const KernelContext& c) {
-    const std::vector<int64_t>& p = c.attrs.get_ints("paddings");
-    Mover::fill(c.output, c.attrs.get_float("value"));
+    const std::vector<int64_t>& p = c.attrs.get(attr::paddings);
+    Mover::fill(c.output, c.attrs.get(attr::value));
     const std::vector<int64_t> out_strides = c.output.shape().strides();
     View interior{0, out_strides};
     for (size_t i = 0; i < out_strides.size(); ++i) interior.offset += p[2 * i] * out_strides[i];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/framework/core/dtype.h"
+#include "kiln/framework/ops/attr_keys.h"
 
 namespace kiln {
 
@@ -18,7 +19,7 @@ using AttrValue = std::variant<int64_t, double, bool, DType, std::vector<int64_t
 class Attrs {
  public:
   Attrs() = default;
-  // Attrs{{"axis", int64_t{1}}, {"keepdims", true}}
+  // Attrs{{attr::axis, int64_t{1}}, {attr::keepdims, true}}
   Attrs(std::initializer_list<std::pair<std::string_view, AttrValue>> items) : items_(items) {}
 
   Attrs& set(std::string_view key, AttrValue value);
@@ -38,6 +39,11 @@ class Attrs {
   // The value of `key` as T (code generated from a table of typed attributes reads them so).
   template <typename T>
   const T& get(std::string_view key) const;
+  // The value of a named attribute (attr_keys.h), in its type.
+  template <typename T>
+  const T& get(AttrKey<T> key) const {
+    return get<T>(key.name);
+  }
 
  private:
   const AttrValue* find(std::string_view key) const;

@@ -136,8 +136,12 @@ std::vector<Tensor> apply_multi(OpId op, std::vector<Tensor> inputs, Attrs attrs
         std::make_shared<Node>(Node{op, std::move(attrs), std::move(inputs), nullptr, frame});
     for (size_t k = 1; k < out_metas.size(); ++k) {
       out.push_back(Tensor::symbolic(out_metas[k]));
-      out[k].impl()->node = std::make_shared<Node>(Node{
-          OpId::tuple_get, Attrs{{"index", static_cast<int64_t>(k)}}, {out[0]}, nullptr, frame});
+      out[k].impl()->node =
+          std::make_shared<Node>(Node{OpId::tuple_get,
+                                      Attrs{{attr::index, static_cast<int64_t>(k)}},
+                                      {out[0]},
+                                      nullptr,
+                                      frame});
     }
     return out;
   }

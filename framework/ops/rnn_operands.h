@@ -23,13 +23,13 @@ struct RnnOperands {
 
  private:
   RnnOperands(const Attrs& attrs, bool forward)
-      : cell(static_cast<Cell>(attrs.get_int("cell"))),
-        activation(static_cast<Activation>(attrs.get_int("activation"))),
-        recurrent_activation(static_cast<Activation>(attrs.get_int("recurrent_activation"))),
-        reverse(attrs.get_bool("reverse")) {
+      : cell(static_cast<Cell>(attrs.get(attr::cell))),
+        activation(static_cast<Activation>(attrs.get(attr::activation))),
+        recurrent_activation(static_cast<Activation>(attrs.get(attr::recurrent_activation))),
+        reverse(attrs.get(attr::reverse)) {
     if (forward && cell == Cell::gru) recurrent_bias = count++;
-    if (attrs.get_bool("has_mask")) mask = count++;
-    if (attrs.get_bool("has_dropout")) dropout = count++;
+    if (attrs.get(attr::has_mask)) mask = count++;
+    if (attrs.get(attr::has_dropout)) dropout = count++;
   }
 };
 

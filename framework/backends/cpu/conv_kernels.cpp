@@ -188,7 +188,7 @@ class ConvCall {
 
  private:
   static bool applies_relu(const KernelContext& c) {
-    return kPass == ConvPass::forward_bias && c.attrs.get_bool("relu");
+    return kPass == ConvPass::forward_bias && c.attrs.get(attr::relu);
   }
 
   static ConvGeometry geometry(const KernelContext& c) {
@@ -227,7 +227,7 @@ void conv_kernel(const KernelContext& c) {
       break;
     case ConvPass::forward_bias:
       reference::conv2d(c.inputs[0], c.inputs[1], c.output, c.attrs);
-      reference::add_channel_bias(c.output, c.inputs[2], c.attrs.get_bool("relu"));
+      reference::add_channel_bias(c.output, c.inputs[2], c.attrs.get(attr::relu));
       break;
     case ConvPass::backward_input:
       reference::conv2d_backprop_input(c.inputs[0], c.inputs[1], c.output, c.attrs);

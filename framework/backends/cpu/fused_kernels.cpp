@@ -54,7 +54,7 @@ BlockFn<C> block_fn(const FusedProgram::Instruction& ins, Splat splat) {
   if (ins.op == OpId::where) return BlockFn<C>(KILN_BLOCK_LOOP(isa, select<C>));
   if (ins.op == OpId::cast) {
     // The program holds bool as 0 and 1 in C, so a cast either tests or copies.
-    if (ins.attrs.get_dtype("dtype") == DType::boolean)
+    if (ins.attrs.get(attr::dtype) == DType::boolean)
       return BlockFn<C>(KILN_BLOCK_LOOP(isa, to_bool<C>));
     return BlockFn<C>(KILN_BLOCK_LOOP(isa, copy<C>));
   }

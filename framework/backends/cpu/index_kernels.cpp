@@ -21,7 +21,7 @@ std::vector<int64_t> checked_indices(const Tensor& indices, int64_t limit, const
 
 void gather_kernel(const KernelContext& c) {
   const Tensor& params = c.inputs[0];
-  const AxisSplit p = split_at(params.shape(), static_cast<int>(c.attrs.get_int("axis")));
+  const AxisSplit p = split_at(params.shape(), static_cast<int>(c.attrs.get(attr::axis)));
   const std::vector<int64_t> idx = checked_indices(c.inputs[1], p.axis, "gather");
   const auto n = static_cast<int64_t>(idx.size());
   const size_t row = static_cast<size_t>(p.inner) * dtype_size(params.dtype());
@@ -42,7 +42,7 @@ void gather_kernel(const KernelContext& c) {
 void scatter_add_kernel(const KernelContext& c) {
   const Tensor& base = c.inputs[0];
   const Tensor& updates = c.inputs[2];
-  const AxisSplit p = split_at(base.shape(), static_cast<int>(c.attrs.get_int("axis")));
+  const AxisSplit p = split_at(base.shape(), static_cast<int>(c.attrs.get(attr::axis)));
   const std::vector<int64_t> idx = checked_indices(c.inputs[1], p.axis, "scatter_add");
   const auto n = static_cast<int64_t>(idx.size());
   std::memcpy(c.output.raw_data(), base.raw_data(), c.output.nbytes());

@@ -63,8 +63,8 @@ struct MatmulShape {
   int64_t m, n, k, batch, a_batch, b_batch;
 
   explicit MatmulShape(const KernelContext& c)
-      : ta(c.attrs.get_bool("transpose_a")),
-        tb(c.attrs.get_bool("transpose_b")),
+      : ta(c.attrs.get(attr::transpose_a)),
+        tb(c.attrs.get(attr::transpose_b)),
         dtype(c.output.dtype()),
         m(c.output.dim(-2)),
         n(c.output.dim(-1)),

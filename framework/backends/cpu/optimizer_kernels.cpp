@@ -31,9 +31,9 @@ void adam_update(const KernelContext& c) {
   const T* m = c.inputs[1].data<T>();
   const T* v = c.inputs[2].data<T>();
   const T* g = c.inputs[3].data<T>();
-  const AdamStep<T> step{static_cast<T>(1 - c.attrs.get_float("beta_1")),
-                         static_cast<T>(1 - c.attrs.get_float("beta_2")),
-                         static_cast<T>(c.attrs.get_float("epsilon")), c.inputs[4].data<T>()[0]};
+  const AdamStep<T> step{static_cast<T>(1 - c.attrs.get(attr::beta_1)),
+                         static_cast<T>(1 - c.attrs.get(attr::beta_2)),
+                         static_cast<T>(c.attrs.get(attr::epsilon)), c.inputs[4].data<T>()[0]};
   Tensor unused_m, unused_v;
   T* w_out = c.output.data<T>();
   T* m_out = further_output<T>(c, 0, unused_m);

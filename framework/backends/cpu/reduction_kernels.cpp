@@ -136,7 +136,7 @@ void reduce_typed(const T* in, T* out, const Layout3& l) {
 template <template <typename> class Op>
 void reduce_kernel(const KernelContext& c) {
   // Named, not structured bindings: lambdas may not capture those before clang 16.
-  const std::pair<Tensor, Layout3> shaped = as_three_axes(c.inputs[0], c.attrs.get_ints("axes"));
+  const std::pair<Tensor, Layout3> shaped = as_three_axes(c.inputs[0], c.attrs.get(attr::axes));
   const Tensor& src = shaped.first;
   const Layout3& layout = shaped.second;
   visit_numeric_dtype(c.output.dtype(), "reduction", [&]<typename T>() {
@@ -147,7 +147,7 @@ void reduce_kernel(const KernelContext& c) {
 
 template <bool is_max>
 void arg_kernel(const KernelContext& c) {
-  const std::vector<int64_t> axes{c.attrs.get_int("axis")};
+  const std::vector<int64_t> axes{c.attrs.get(attr::axis)};
   const std::pair<Tensor, Layout3> shaped = as_three_axes(c.inputs[0], axes);
   const Tensor& src = shaped.first;
   const Layout3& l = shaped.second;
@@ -180,7 +180,7 @@ void arg_kernel(const KernelContext& c) {
 // The element count over the axes, read from the input's shape (its data is not touched).
 void size_of_kernel(const KernelContext& c) {
   int64_t n = 1;
-  for (int64_t axis : c.attrs.get_ints("axes")) n *= c.inputs[0].shape()[static_cast<int>(axis)];
+  for (int64_t axis : c.attrs.get(attr::axes)) n *= c.inputs[0].shape()[static_cast<int>(axis)];
   visit_dtype(c.output.dtype(),
               [&]<typename T>() { *static_cast<T*>(c.output.raw_data()) = convert_value<T>(n); });
 }

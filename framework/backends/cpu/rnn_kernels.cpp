@@ -133,9 +133,9 @@ class RecordGradient {
  public:
   RecordGradient(const KernelContext& c, int64_t record_rows, int64_t record_width)
       : data_(c.inputs[1].template data<T>()), rows_(record_rows), cols_(record_width) {
-    if (!c.attrs.has("d_begin")) return;
-    const auto& begin = c.attrs.get_ints("d_begin");
-    const auto& end = c.attrs.get_ints("d_end");
+    if (!c.attrs.has(attr::d_begin)) return;
+    const auto& begin = c.attrs.get(attr::d_begin);
+    const auto& end = c.attrs.get(attr::d_end);
     const ResolvedSlice rows = resolve_slice(record_rows, begin[0], end[0], 1);
     const ResolvedSlice cols = resolve_slice(record_width, begin[1], end[1], 1);
     row0_ = rows.begin;
@@ -375,7 +375,7 @@ void rnn_backward(const KernelContext& c) {
   const int64_t u = q.units;
   const int64_t grad_width = q.layout.grad_width();
   // Without the initial states' gradient (attr initial_grad false) the rows are the steps' alone.
-  const bool initial = c.attrs.get_bool("initial_grad");
+  const bool initial = c.attrs.get(attr::initial_grad);
   const int64_t first_step_row = initial ? 1 : 0;
   const int64_t grad_stride = (q.time + first_step_row) * grad_width;
   const int64_t recurrent_column = q.at.cell == Cell::gru ? q.width : 0;

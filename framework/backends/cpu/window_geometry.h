@@ -54,13 +54,13 @@ struct ConvGeometry {
 };
 
 inline ConvGeometry conv_geometry(const Shape& x, const Shape& kernel, const Attrs& attrs) {
-  const auto& s = attrs.get_ints("strides");
-  const auto& d = attrs.get_ints("dilation");
-  const bool same = attrs.get_bool("same");
+  const auto& s = attrs.get(attr::strides);
+  const auto& d = attrs.get(attr::dilation);
+  const bool same = attrs.get(attr::same);
   return {x[0],
           x[3],
           kernel[3],
-          attrs.get_int("groups"),
+          attrs.get(attr::groups),
           window_axis(x[1], kernel[0], s[0], d[0], same),
           window_axis(x[2], kernel[1], s[1], d[1], same)};
 }
@@ -73,9 +73,9 @@ struct PoolGeometry {
 };
 
 inline PoolGeometry pool_geometry(const Shape& x, const Attrs& attrs) {
-  const auto& k = attrs.get_ints("pool_size");
-  const auto& s = attrs.get_ints("strides");
-  const bool same = attrs.get_bool("same");
+  const auto& k = attrs.get(attr::pool_size);
+  const auto& s = attrs.get(attr::strides);
+  const bool same = attrs.get(attr::same);
   return {x[0], x[3], window_axis(x[1], k[0], s[0], 1, same),
           window_axis(x[2], k[1], s[1], 1, same)};
 }

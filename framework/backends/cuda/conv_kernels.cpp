@@ -466,7 +466,7 @@ class ConvCall {
     // apart).
     if (kOp == ConvOp::forward_bias)
       add_channel_bias(c.output.raw_data(), c.inputs[2].raw_data(), c.output.numel(),
-                       c.output.dim(3), c.output.dtype(), c.attrs.get_bool("relu"),
+                       c.output.dim(3), c.output.dtype(), c.attrs.get(attr::relu),
                        current_stream(device));
   }
 

@@ -136,7 +136,7 @@ std::string instruction_value(const FusedProgram& program, size_t k, std::string
   }
   if (ins.op == OpId::cast) {
     expect_operands(1);
-    if (ins.attrs.get_dtype("dtype") == DType::boolean)
+    if (ins.attrs.get(attr::dtype) == DType::boolean)
       return detail::concat(args[0], " != ", c, "(0) ? ", c, "(1) : ", c, "(0)");
     return args[0];
   }

@@ -33,7 +33,7 @@ __global__ void gather_kernel(T* out, const T* params, const I* indices, AxisSpl
 void gather(const KernelContext& c) {
   const Tensor& params = c.inputs[0];
   const Tensor& indices = c.inputs[1];
-  const AxisSplit p = split_at(params.shape(), static_cast<int>(c.attrs.get_int("axis")));
+  const AxisSplit p = split_at(params.shape(), static_cast<int>(c.attrs.get(attr::axis)));
   const int64_t n = indices.numel();
   if (c.output.numel() == 0) return;
   const int device = c.output.device().index;

@@ -41,8 +41,8 @@ void matmul_kernel(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& out = c.output;
-  const bool ta = c.attrs.get_bool("transpose_a");
-  const bool tb = c.attrs.get_bool("transpose_b");
+  const bool ta = c.attrs.get(attr::transpose_a);
+  const bool tb = c.attrs.get(attr::transpose_b);
   const int64_t m = out.dim(-2), n = out.dim(-1);
   const int64_t k = ta ? a.dim(-2) : a.dim(-1);
   const int device = out.device().index;

@@ -56,9 +56,9 @@ void adam_update_kernel(const KernelContext& c) {
                             data_of<T>(c.inputs[2]),           data_of<T>(c.inputs[3]),
                             data_of<T>(c.inputs[4]),           static_cast<T*>(c.output.raw_data()),
                             static_cast<T*>(m_out.raw_data()), static_cast<T*>(v_out.raw_data())};
-        const AdamStep<T> step{static_cast<T>(1 - c.attrs.get_float("beta_1")),
-                               static_cast<T>(1 - c.attrs.get_float("beta_2")),
-                               static_cast<T>(c.attrs.get_float("epsilon")), T(0)};
+        const AdamStep<T> step{static_cast<T>(1 - c.attrs.get(attr::beta_1)),
+                               static_cast<T>(1 - c.attrs.get(attr::beta_2)),
+                               static_cast<T>(c.attrs.get(attr::epsilon)), T(0)};
         adam_kernel<<<blocks, kThreads, 0, current_stream(device)>>>(d, step, n);
       });
   KILN_CUDA_CHECK(cudaGetLastError());

@@ -112,7 +112,7 @@ int threads_for(int64_t length) {
 template <typename Op>
 void reduce(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
-  const std::vector<int64_t> axes = c.attrs.get_ints("axes");
+  const std::vector<int64_t> axes = c.attrs.get(attr::axes);
   // Split x's dims, outermost first, into kept ones (the output's order) and reduced ones.
   const std::vector<int64_t> strides = x.shape().strides();
   StridedIndex<1> kept, reduced_index;
@@ -188,7 +188,7 @@ __global__ void arg_kernel(int64_t* out, const T* in, int64_t outer_inner, int64
 template <bool kIsMax>
 void arg_reduce(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
-  const auto axis = static_cast<int>(c.attrs.get_int("axis"));
+  const auto axis = static_cast<int>(c.attrs.get(attr::axis));
   int64_t inner = 1;
   for (int i = axis + 1; i < x.rank(); ++i) inner *= x.dim(i);
   const int64_t reduced = x.dim(axis);
@@ -209,7 +209,7 @@ void arg_reduce(const KernelContext& c) {
 // The element count over the axes, known from the input's shape (its data is not read).
 void size_of(const KernelContext& c) {
   int64_t n = 1;
-  for (const int64_t axis : c.attrs.get_ints("axes")) n *= c.inputs[0].dim(static_cast<int>(axis));
+  for (const int64_t axis : c.attrs.get(attr::axes)) n *= c.inputs[0].dim(static_cast<int>(axis));
   fill(c.output, static_cast<double>(n));
 }
 

@@ -183,9 +183,9 @@ struct RecordGradient {
 
   RecordGradient(const KernelContext& c, int64_t record_rows, int64_t record_width)
       : data(data_of<T>(c.inputs[1])), row0(0), rows(record_rows), col0(0), cols(record_width) {
-    if (!c.attrs.has("d_begin")) return;
-    const auto& begin = c.attrs.get_ints("d_begin");
-    const auto& end = c.attrs.get_ints("d_end");
+    if (!c.attrs.has(attr::d_begin)) return;
+    const auto& begin = c.attrs.get(attr::d_begin);
+    const auto& end = c.attrs.get(attr::d_end);
     const ResolvedSlice r = resolve_slice(record_rows, begin[0], end[0], 1);
     const ResolvedSlice k = resolve_slice(record_width, begin[1], end[1], 1);
     row0 = r.begin;
@@ -279,7 +279,7 @@ void rnn_backward(const KernelContext& c) {
   if (c.output.numel() == 0) return;
   const int64_t u = layout.units;
   // Without the initial states' gradient (attr initial_grad false) the rows are the steps' alone.
-  const bool initial = c.attrs.get_bool("initial_grad");
+  const bool initial = c.attrs.get(attr::initial_grad);
   const int64_t first_step_row = initial ? 1 : 0;
   const int64_t grad_width = layout.grad_width();
   const int64_t grad_stride = (q.time + first_step_row) * grad_width;

@@ -70,7 +70,7 @@ void scatter_add(const KernelContext& c) {
   const Tensor& base = c.inputs[0];
   const Tensor& indices = c.inputs[1];
   const Tensor& updates = c.inputs[2];
-  const AxisSplit p = split_at(base.shape(), static_cast<int>(c.attrs.get_int("axis")));
+  const AxisSplit p = split_at(base.shape(), static_cast<int>(c.attrs.get(attr::axis)));
   const int64_t n = indices.numel();
   const int device = c.output.device().index;
   const DeviceGuard guard(device);

@@ -21,7 +21,7 @@ TensorMeta infer_collective(std::span<const TensorMeta> in, const Attrs&) {
 // y_r = op over ranks of x_r, and the loss is the sum of every rank's: dL/dx_r is the sum over
 // ranks of their dL/dy (a mean divides it by the number of ranks as the forward did).
 std::vector<Tensor> grad_all_reduce_start(const GradContext& c) {
-  const auto op = static_cast<ReduceOp>(c.attrs().get_int("reduction"));
+  const auto op = static_cast<ReduceOp>(c.attrs().get(attr::reduction));
   KILN_CHECK(op != ReduceOp::max, "all_reduce with max has no gradient");
   return {ops::all_reduce(c.grad, op)};
 }
@@ -42,11 +42,11 @@ namespace ops {
 
 Tensor all_reduce_start(const Tensor& x, ReduceOp op, int64_t bucket) {
   return apply(OpId::all_reduce_start, {x},
-               {{"reduction", static_cast<int64_t>(op)}, {"bucket", bucket}});
+               {{attr::reduction, static_cast<int64_t>(op)}, {attr::bucket, bucket}});
 }
 
 Tensor all_reduce_wait(const Tensor& started, int64_t bucket) {
-  return apply(OpId::all_reduce_wait, {started}, {{"bucket", bucket}});
+  return apply(OpId::all_reduce_wait, {started}, {{attr::bucket, bucket}});
 }
 
 Tensor all_reduce(const Tensor& x, ReduceOp op) {

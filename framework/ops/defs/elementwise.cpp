@@ -18,7 +18,7 @@ TensorMeta infer_to_bool(std::span<const TensorMeta> in, const Attrs&) {
   return {DType::boolean, in[0].shape, in[0].device};
 }
 TensorMeta infer_cast(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {attrs.get_dtype("dtype"), in[0].shape, in[0].device};
+  return {attrs.get(attr::dtype), in[0].shape, in[0].device};
 }
 
 TensorMeta infer_arith(std::span<const TensorMeta> in, const Attrs&) {
@@ -159,7 +159,7 @@ Tensor logical_not(const Tensor& x) {
 }
 Tensor cast(const Tensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;
-  return apply(OpId::cast, {x}, {{"dtype", dtype}});
+  return apply(OpId::cast, {x}, {{attr::dtype, dtype}});
 }
 Tensor identity(const Tensor& x) {
   return apply(OpId::identity, {x});

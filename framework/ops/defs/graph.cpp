@@ -24,7 +24,7 @@ TensorMeta infer_fused_elementwise(std::span<const TensorMeta> in, const Attrs& 
   KILN_SHAPE_CHECK(!in.empty(), "a fused program needs at least one input");
   Shape shape = in[0].shape;
   for (size_t k = 1; k < in.size(); ++k) shape = broadcast_shapes(shape, in[k].shape);
-  return {attrs.get_dtype("dtype"), shape, in[0].device};
+  return {attrs.get(attr::dtype), shape, in[0].device};
 }
 
 }  // namespace

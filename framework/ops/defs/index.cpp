@@ -18,7 +18,7 @@ Shape gathered_shape(const Shape& params, const Shape& indices, int axis) {
 
 TensorMeta infer_gather(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_integral_indices(in[1]);
-  const int axis = static_cast<int>(attrs.get_int("axis"));
+  const int axis = static_cast<int>(attrs.get(attr::axis));
   KILN_SHAPE_CHECK(axis >= 0 && axis < in[0].shape.rank(), "axis ", axis,
                    " is out of range for params of rank ", in[0].shape.rank());
   return {in[0].dtype, gathered_shape(in[0].shape, in[1].shape, axis), in[0].device};
@@ -26,13 +26,13 @@ TensorMeta infer_gather(std::span<const TensorMeta> in, const Attrs& attrs) {
 Grads grad_gather(const GradContext& c) {
   const Tensor& params = c.input(0);
   const Tensor base = ops::zeros_like(params);
-  return {ops::scatter_add(base, c.input(1), c.grad, c.attrs().get_int("axis")), Tensor()};
+  return {ops::scatter_add(base, c.input(1), c.grad, c.attrs().get(attr::axis)), Tensor()};
 }
 
 TensorMeta infer_scatter_add(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_integral_indices(in[1]);
   defs::require_same_dtype(in[0], in[2]);
-  const int axis = static_cast<int>(attrs.get_int("axis"));
+  const int axis = static_cast<int>(attrs.get(attr::axis));
   KILN_SHAPE_CHECK(axis >= 0 && axis < in[0].shape.rank(), "axis ", axis,
                    " is out of range for base of rank ", in[0].shape.rank());
   const Shape expected = gathered_shape(in[0].shape, in[1].shape, axis);
@@ -45,7 +45,7 @@ TensorMeta infer_scatter_add(std::span<const TensorMeta> in, const Attrs& attrs)
 Grads grad_scatter_add(const GradContext& c) {
   Grads g(3);
   g[0] = c.grad;
-  if (c.needs[2]) g[2] = ops::gather(c.grad, c.input(1), c.attrs().get_int("axis"));
+  if (c.needs[2]) g[2] = ops::gather(c.grad, c.input(1), c.attrs().get(attr::axis));
   return g;
 }
 
@@ -60,7 +60,7 @@ int checked_axis(int64_t axis, const Tensor& x, const char* op) {
 
 // range_like: int64 [like.shape[axis]] holding 0, 1, ...; the length is read when the op runs.
 TensorMeta infer_range_like(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const int64_t axis = attrs.get_int("axis");
+  const int64_t axis = attrs.get(attr::axis);
   KILN_SHAPE_CHECK(axis >= 0 && axis < in[0].shape.rank(), "axis ", axis, " is out of range for ",
                    describe(in[0]));
   return {DType::i64, Shape{in[0].shape[static_cast<int>(axis)]}, in[0].device};
@@ -78,12 +78,12 @@ namespace ops {
 
 Tensor gather(const Tensor& params, const Tensor& indices, int64_t axis) {
   const int a = checked_axis(axis, params, "gather");
-  return apply(OpId::gather, {params, indices}, {{"axis", int64_t{a}}});
+  return apply(OpId::gather, {params, indices}, {{attr::axis, int64_t{a}}});
 }
 
 Tensor scatter_add(const Tensor& base, const Tensor& indices, const Tensor& updates, int64_t axis) {
   const int a = checked_axis(axis, base, "scatter_add");
-  return apply(OpId::scatter_add, {base, indices, updates}, {{"axis", int64_t{a}}});
+  return apply(OpId::scatter_add, {base, indices, updates}, {{attr::axis, int64_t{a}}});
 }
 
 namespace {
@@ -140,7 +140,7 @@ Tensor take_along_axis(const Tensor& x, const Tensor& indices, int64_t axis) {
 
 Tensor range_like(const Tensor& like, int64_t axis) {
   const int a = checked_axis(axis, like, "range_like");
-  return apply(OpId::range_like, {stop_gradient(like)}, {{"axis", int64_t{a}}});
+  return apply(OpId::range_like, {stop_gradient(like)}, {{attr::axis, int64_t{a}}});
 }
 
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype) {

@@ -18,8 +18,8 @@ TensorMeta infer_matmul(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_same_dtype(in[0], in[1]);
   defs::require_floating(in[0]);
   KILN_SHAPE_CHECK(a.rank() >= 2 && b.rank() >= 2, "operands must have rank >= 2");
-  const bool ta = attrs.get_bool("transpose_a");
-  const bool tb = attrs.get_bool("transpose_b");
+  const bool ta = attrs.get(attr::transpose_a);
+  const bool tb = attrs.get(attr::transpose_b);
   const int64_t m = ta ? a.dim(-1) : a.dim(-2);
   const int64_t ka = ta ? a.dim(-2) : a.dim(-1);
   const int64_t kb = tb ? b.dim(-1) : b.dim(-2);
@@ -35,8 +35,8 @@ Grads grad_matmul(const GradContext& c) {
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
   const Tensor& g = c.grad;
-  const bool ta = c.attrs().get_bool("transpose_a");
-  const bool tb = c.attrs().get_bool("transpose_b");
+  const bool ta = c.attrs().get(attr::transpose_a);
+  const bool tb = c.attrs().get(attr::transpose_b);
   Grads out(2);
   if (c.needs[0]) {
     const Tensor da = !ta ? ops::matmul(g, b, false, !tb) : ops::matmul(b, g, tb, true);
@@ -73,7 +73,7 @@ void define_linalg_ops(OpTable& t) {
 namespace ops {
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b) {
-  const Attrs attrs{{"transpose_a", transpose_a}, {"transpose_b", transpose_b}};
+  const Attrs attrs{{attr::transpose_a, transpose_a}, {attr::transpose_b, transpose_b}};
   Tensor pa = a;
   Tensor pb = b;
   if (a.dtype() != b.dtype()) {

@@ -12,9 +12,9 @@ using Grads = std::vector<Tensor>;
 
 // Attrs of conv2d: strides [2], dilation [2], same (bool), groups.
 Shape conv_output_shape(const Shape& x, const Shape& w, const Attrs& attrs) {
-  const auto& s = attrs.get_ints("strides");
-  const auto& d = attrs.get_ints("dilation");
-  const bool same = attrs.get_bool("same");
+  const auto& s = attrs.get(attr::strides);
+  const auto& d = attrs.get(attr::dilation);
+  const bool same = attrs.get(attr::same);
   const int64_t oh = axis_geometry(x[1], w[0], s[0], d[0], same).out;
   const int64_t ow = axis_geometry(x[2], w[1], s[1], d[1], same).out;
   return {x[0], oh, ow, w[3]};
@@ -25,14 +25,14 @@ void check_conv_operands(const TensorMeta& x, const TensorMeta& w, const Attrs& 
   defs::require_same_dtype(x, w);
   KILN_SHAPE_CHECK(x.shape.rank() == 4, "input must be NHWC (rank 4)");
   KILN_SHAPE_CHECK(w.shape.rank() == 4, "kernel must be [kh, kw, in/groups, out] (rank 4)");
-  const int64_t groups = attrs.get_int("groups");
+  const int64_t groups = attrs.get(attr::groups);
   KILN_SHAPE_CHECK(groups >= 1 && w.shape[3] % groups == 0, "output channels ", w.shape[3],
                    " are not divisible by groups=", groups);
   KILN_SHAPE_CHECK(x.shape[3] < 0 || x.shape[3] == w.shape[2] * groups, "input channels ",
                    x.shape[3], " do not match kernel in-channels ", w.shape[2], " x groups ",
                    groups);
-  for (int64_t v : attrs.get_ints("strides")) KILN_SHAPE_CHECK(v >= 1, "strides must be >= 1");
-  for (int64_t v : attrs.get_ints("dilation")) KILN_SHAPE_CHECK(v >= 1, "dilation must be >= 1");
+  for (int64_t v : attrs.get(attr::strides)) KILN_SHAPE_CHECK(v >= 1, "strides must be >= 1");
+  for (int64_t v : attrs.get(attr::dilation)) KILN_SHAPE_CHECK(v >= 1, "dilation must be >= 1");
 }
 
 TensorMeta infer_conv2d(std::span<const TensorMeta> in, const Attrs& attrs) {
@@ -67,7 +67,7 @@ TensorMeta infer_conv2d_backprop_input(std::span<const TensorMeta> in, const Att
 }
 // inputs: (input, grad_out); attr filter_shape
 TensorMeta infer_conv2d_backprop_filter(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const TensorMeta w{in[0].dtype, Shape(attrs.get_ints("filter_shape")), in[0].device};
+  const TensorMeta w{in[0].dtype, Shape(attrs.get(attr::filter_shape)), in[0].device};
   const TensorMeta forward[] = {in[0], w};
   check_incoming_grad(in[1], infer_conv2d(forward, attrs));
   return w;
@@ -79,10 +79,10 @@ Attrs with_shape(const Attrs& attrs, const char* key, const Shape& shape) {
   return out;
 }
 Attrs conv_attrs_only(const Attrs& attrs) {
-  return {{"strides", attrs.get_ints("strides")},
-          {"dilation", attrs.get_ints("dilation")},
-          {"same", attrs.get_bool("same")},
-          {"groups", attrs.get_int("groups")}};
+  return {{attr::strides, attrs.get(attr::strides)},
+          {attr::dilation, attrs.get(attr::dilation)},
+          {attr::same, attrs.get(attr::same)},
+          {attr::groups, attrs.get(attr::groups)}};
 }
 
 Tensor backprop_input(const Tensor& g, const Tensor& w, const Attrs& conv, const Tensor& x) {
@@ -121,9 +121,9 @@ TensorMeta infer_pool(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_floating(in[0]);
   const Shape& x = in[0].shape;
   KILN_SHAPE_CHECK(x.rank() == 4, "input must be NHWC (rank 4)");
-  const auto& k = attrs.get_ints("pool_size");
-  const auto& s = attrs.get_ints("strides");
-  const bool same = attrs.get_bool("same");
+  const auto& k = attrs.get(attr::pool_size);
+  const auto& s = attrs.get(attr::strides);
+  const bool same = attrs.get(attr::same);
   const int64_t oh = axis_geometry(x[1], k[0], s[0], 1, same).out;
   const int64_t ow = axis_geometry(x[2], k[1], s[1], 1, same).out;
   KILN_SHAPE_CHECK(oh != 0 && ow != 0, "pool window ", k[0], "x", k[1], " does not fit input");
@@ -140,7 +140,7 @@ TensorMeta infer_max_pool_grad(std::span<const TensorMeta> in, const Attrs& attr
 // argmax for its gradient makes it, after differentiation, so it has no gradient.
 std::vector<TensorMeta> infer_pool_argmax(std::span<const TensorMeta>, const Attrs& attrs,
                                           const TensorMeta& pooled) {
-  const auto& k = attrs.get_ints("pool_size");
+  const auto& k = attrs.get(attr::pool_size);
   KILN_SHAPE_CHECK(k[0] * k[1] <= kMaxArgmaxWindowCells, "a ", k[0], "x", k[1],
                    " window has more than the ", kMaxArgmaxWindowCells,
                    " cells whose argmax is kept as uint8");
@@ -153,7 +153,7 @@ TensorMeta infer_max_pool_grad_from_argmax(std::span<const TensorMeta> in, const
                    describe(in[0]), " is not uint8 of the incoming gradient's shape ",
                    describe(in[1]));
   KILN_SHAPE_CHECK(in[1].shape.rank() == 4, "the incoming gradient must be NHWC (rank 4)");
-  const auto& hw = attrs.get_ints("input_hw");
+  const auto& hw = attrs.get(attr::input_hw);
   KILN_SHAPE_CHECK(hw.size() == 2 && hw[0] >= 0 && hw[1] >= 0, "input_hw must be [height, width]");
   const TensorMeta x{in[1].dtype, Shape{in[1].shape[0], hw[0], hw[1], in[1].shape[3]},
                      in[1].device};
@@ -177,9 +177,9 @@ Grads grad_avg_pool(const GradContext& c) {
 // avg_pool2d_grad is linear; its adjoint is the pooling itself.
 Grads grad_avg_pool_grad(const GradContext& c) {
   return {apply(OpId::avg_pool2d, {c.grad},
-                {{"pool_size", c.attrs().get_ints("pool_size")},
-                 {"strides", c.attrs().get_ints("strides")},
-                 {"same", c.attrs().get_bool("same")}})};
+                {{attr::pool_size, c.attrs().get(attr::pool_size)},
+                 {attr::strides, c.attrs().get(attr::strides)},
+                 {attr::same, c.attrs().get(attr::same)}})};
 }
 
 std::vector<int64_t> pair_of(const std::vector<int64_t>& v, const char* what, const char* op) {
@@ -193,9 +193,10 @@ Tensor pool(OpId op, const Tensor& x, std::vector<int64_t> pool_size, std::vecto
   const char* name = op_def(op).name;
   pool_size = pair_of(pool_size, "pool_size", name);
   strides = strides.empty() ? pool_size : pair_of(strides, "strides", name);
-  return apply(
-      op, {x},
-      {{"pool_size", pool_size}, {"strides", strides}, {"same", padding == ops::Padding::same}});
+  return apply(op, {x},
+               {{attr::pool_size, pool_size},
+                {attr::strides, strides},
+                {attr::same, padding == ops::Padding::same}});
 }
 
 }  // namespace
@@ -232,10 +233,10 @@ Padding parse_padding(std::string_view name) {
 Tensor conv2d(const Tensor& x, const Tensor& kernel, std::vector<int64_t> strides, Padding padding,
               std::vector<int64_t> dilation, int64_t groups) {
   return apply(OpId::conv2d, {x, kernel},
-               {{"strides", pair_of(strides, "strides", "conv2d")},
-                {"dilation", pair_of(dilation, "dilation", "conv2d")},
-                {"same", padding == Padding::same},
-                {"groups", groups}});
+               {{attr::strides, pair_of(strides, "strides", "conv2d")},
+                {attr::dilation, pair_of(dilation, "dilation", "conv2d")},
+                {attr::same, padding == Padding::same},
+                {attr::groups, groups}});
 }
 
 Tensor conv1d(const Tensor& x, const Tensor& kernel, int64_t stride, Padding padding,

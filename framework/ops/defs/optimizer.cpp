@@ -35,7 +35,7 @@ AdamUpdate adam_update(const Tensor& variable, const Tensor& m, const Tensor& v,
                        double epsilon) {
   std::vector<Tensor> out =
       apply_multi(OpId::adam_update, {variable, m, v, gradient, alpha},
-                  Attrs{{"beta_1", beta_1}, {"beta_2", beta_2}, {"epsilon", epsilon}});
+                  Attrs{{attr::beta_1, beta_1}, {attr::beta_2, beta_2}, {attr::epsilon, epsilon}});
   return {std::move(out[0]), std::move(out[1]), std::move(out[2])};
 }
 

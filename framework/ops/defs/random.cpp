@@ -11,7 +11,7 @@ namespace {
 TensorMeta infer_random_uniform(std::span<const TensorMeta> in, const Attrs& attrs) {
   KILN_SHAPE_CHECK(in[1].dtype == DType::i64 && in[1].shape.rank() == 1 && in[1].shape[0] == 2,
                    "the seed must be int64[2], got ", describe(in[1]));
-  const DType dtype = attrs.get_dtype("dtype");
+  const DType dtype = attrs.get(attr::dtype);
   KILN_SHAPE_CHECK(is_floating(dtype), "dtype must be floating, got ", dtype_name(dtype));
   return {dtype, in[0].shape, in[0].device};
 }
@@ -26,7 +26,7 @@ void define_random_ops(OpTable& t) {
 namespace ops {
 
 Tensor random_uniform_like(const Tensor& like, const Tensor& seed, DType dtype) {
-  return apply(OpId::random_uniform, {stop_gradient(like), seed}, {{"dtype", dtype}});
+  return apply(OpId::random_uniform, {stop_gradient(like), seed}, {{attr::dtype, dtype}});
 }
 
 }  // namespace ops

@@ -103,7 +103,7 @@ TensorMeta infer_rnn_sequence_grad(std::span<const TensorMeta> in, const Attrs& 
   KILN_SHAPE_CHECK(record.shape[2] == layout.record_width(), "record ", describe(record),
                    " does not have the ", layout.record_width(), " columns of its cell");
   const Shape& d = in[1].shape;
-  if (attrs.has("d_begin")) {
+  if (attrs.has(attr::d_begin)) {
     // Only the gradient of record[:, d_begin[0]:d_end[0], d_begin[1]:d_end[1]], the rest being
     // zero: what the graph pass over sliced record gradients passes instead of a full d_record.
     KILN_SHAPE_CHECK(d.rank() == 3 && in[1].dtype == record.dtype &&
@@ -117,7 +117,7 @@ TensorMeta infer_rnn_sequence_grad(std::span<const TensorMeta> in, const Attrs& 
   // initial_grad: row 0 holds the initial states' gradient, the steps' follow; without it the
   // rows are the steps' alone (no slice needed to take them).
   const int64_t rows =
-      attrs.get_bool("initial_grad") || record.shape[1] < 0 ? record.shape[1] : record.shape[1] - 1;
+      attrs.get(attr::initial_grad) || record.shape[1] < 0 ? record.shape[1] : record.shape[1] - 1;
   return {record.dtype, Shape{record.shape[0], rows, layout.grad_width()}, record.device};
 }
 
@@ -136,7 +136,7 @@ Grads grad_rnn_sequence(const GradContext& c) {
   const Tensor dropout = at.dropout >= 0 ? c.input(static_cast<size_t>(at.dropout)) : Tensor();
   if (dropout.defined()) in.push_back(dropout);
   Attrs attrs = c.attrs();
-  attrs.set("initial_grad", c.needs[1]);
+  attrs.set(attr::initial_grad, c.needs[1]);
   const Tensor g = apply(OpId::rnn_sequence_grad, in, attrs);
 
   Grads out(c.node.inputs.size());
@@ -155,7 +155,7 @@ Grads grad_rnn_sequence(const GradContext& c) {
   if (c.needs[2]) {
     // The h each step read, in the time order of d_recurrent: record rows 0..T-1, reversed for
     // a reversed sequence.
-    const bool reverse = c.attrs().get_bool("reverse");
+    const bool reverse = c.attrs().get(attr::reverse);
     Tensor h_prev =
         reverse
             ? ops::strided_slice(c.output, {0, -2, 0}, {kSliceEnd, kSliceEnd, units}, {1, -1, 1})
@@ -187,12 +187,12 @@ Tensor rnn_sequence(const Tensor& projected, const Tensor& initial_states,
   if (args.mask.defined()) in.push_back(args.mask);
   if (args.recurrent_dropout.defined()) in.push_back(args.recurrent_dropout);
   return apply(OpId::rnn_sequence, in,
-               {{"cell", static_cast<int64_t>(args.cell)},
-                {"activation", static_cast<int64_t>(args.activation)},
-                {"recurrent_activation", static_cast<int64_t>(args.recurrent_activation)},
-                {"reverse", args.reverse},
-                {"has_mask", args.mask.defined()},
-                {"has_dropout", args.recurrent_dropout.defined()}});
+               {{attr::cell, static_cast<int64_t>(args.cell)},
+                {attr::activation, static_cast<int64_t>(args.activation)},
+                {attr::recurrent_activation, static_cast<int64_t>(args.recurrent_activation)},
+                {attr::reverse, args.reverse},
+                {attr::has_mask, args.mask.defined()},
+                {attr::has_dropout, args.recurrent_dropout.defined()}});
 }
 
 }  // namespace ops

@@ -25,27 +25,26 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keep
 
 TensorMeta infer_reduce(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_numeric(in[0]);
-  return {in[0].dtype,
-          reduced_shape(in[0].shape, attrs.get_ints("axes"), attrs.get_bool("keepdims")),
+  return {in[0].dtype, reduced_shape(in[0].shape, attrs.get(attr::axes), attrs.get(attr::keepdims)),
           in[0].device};
 }
 TensorMeta infer_arg_reduce(std::span<const TensorMeta> in, const Attrs& attrs) {
   defs::require_numeric(in[0]);
   KILN_SHAPE_CHECK(in[0].shape.rank() > 0, "needs an input of rank >= 1");
-  const std::vector<int64_t> axes{attrs.get_int("axis")};
-  return {DType::i64, reduced_shape(in[0].shape, axes, attrs.get_bool("keepdims")), in[0].device};
+  const std::vector<int64_t> axes{attrs.get(attr::axis)};
+  return {DType::i64, reduced_shape(in[0].shape, axes, attrs.get(attr::keepdims)), in[0].device};
 }
 
 // size_of: attrs axes (normalized), dtype.
 TensorMeta infer_size_of(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {attrs.get_dtype("dtype"), Shape{}, in[0].device};
+  return {attrs.get(attr::dtype), Shape{}, in[0].device};
 }
 
 // The reduced tensor with its reduced axes put back as size 1, so it broadcasts against x.
 Tensor keep_dims(const Tensor& t, const GradContext& c) {
-  if (c.attrs().get_bool("keepdims")) return t;
+  if (c.attrs().get(attr::keepdims)) return t;
   Tensor out = t;
-  for (int64_t axis : c.attrs().get_ints("axes")) out = ops::expand_dims(out, axis);
+  for (int64_t axis : c.attrs().get(attr::axes)) out = ops::expand_dims(out, axis);
   return out;
 }
 
@@ -56,7 +55,7 @@ Grads grad_sum(const GradContext& c) {
 Grads grad_extremum(const GradContext& c) {
   const Tensor& x = c.input(0);
   const Tensor hit = defs::mask_of(ops::equal(x, keep_dims(c.output, c)), x.dtype());
-  const Tensor count = ops::sum(hit, c.attrs().get_ints("axes"), true);
+  const Tensor count = ops::sum(hit, c.attrs().get(attr::axes), true);
   return {hit * (keep_dims(c.grad, c) / count)};
 }
 // d(prod)/dx_i = prod / x_i; exact for inputs without zeros.
@@ -72,7 +71,7 @@ Tensor reduce(OpId op, const Tensor& x, const std::vector<int64_t>& axes, bool k
     throw ShapeError(detail::concat("kiln::ops::", op_def(op).name, ": ", e.what(), " (input ",
                                     describe(x.meta()), ")"));
   }
-  return apply(op, {x}, {{"axes", norm}, {"keepdims", keepdims}});
+  return apply(op, {x}, {{attr::axes, norm}, {attr::keepdims, keepdims}});
 }
 
 Tensor arg_reduce(OpId op, const Tensor& x, int64_t axis, bool keepdims) {
@@ -83,7 +82,7 @@ Tensor arg_reduce(OpId op, const Tensor& x, int64_t axis, bool keepdims) {
     throw ShapeError(detail::concat("kiln::ops::", op_def(op).name, ": ", e.what(), " (input ",
                                     describe(x.meta()), ")"));
   }
-  return apply(op, {x}, {{"axis", int64_t{norm}}, {"keepdims", keepdims}});
+  return apply(op, {x}, {{attr::axis, int64_t{norm}}, {attr::keepdims, keepdims}});
 }
 
 // The number of elements reduced over `axes`; -1 when a dim is unknown.
@@ -179,7 +178,7 @@ Tensor sum_to_like(const Tensor& x, const Tensor& like) {
 Tensor size_of(const Tensor& x, std::vector<int64_t> axes, DType dtype) {
   std::vector<int64_t> norm;
   for (int a : normalize_axes(axes, x.rank())) norm.push_back(a);
-  return apply(OpId::size_of, {x}, {{"axes", norm}, {"dtype", dtype}});
+  return apply(OpId::size_of, {x}, {{attr::axes, norm}, {attr::dtype, dtype}});
 }
 
 }  // namespace ops

@@ -37,7 +37,7 @@ Shape resolve_reshape(const Shape& from, const Shape& to) {
   return Shape(std::move(dims));
 }
 TensorMeta infer_reshape(std::span<const TensorMeta> in, const Attrs& attrs) {
-  return {in[0].dtype, resolve_reshape(in[0].shape, Shape(attrs.get_ints("shape"))), in[0].device};
+  return {in[0].dtype, resolve_reshape(in[0].shape, Shape(attrs.get(attr::shape))), in[0].device};
 }
 // Gradients of every reshaping view: back to the input's shape as it is when the op runs.
 Grads grad_reshape(const GradContext& c) {
@@ -50,14 +50,14 @@ Tensor view_as_output(const Tensor& x, const TensorMeta& out, const Attrs&) {
 // ---- expand_dims / squeeze: attrs axis (in [0, rank]) / axes (sorted, each of size 1) ----
 TensorMeta infer_expand_dims(std::span<const TensorMeta> in, const Attrs& attrs) {
   std::vector<int64_t> dims = in[0].shape.dims();
-  const int64_t axis = attrs.get_int("axis");
+  const int64_t axis = attrs.get(attr::axis);
   KILN_SHAPE_CHECK(axis >= 0 && axis <= static_cast<int64_t>(dims.size()), "axis ", axis,
                    " is out of range for rank ", dims.size());
   dims.insert(dims.begin() + axis, 1);
   return {in[0].dtype, Shape(std::move(dims)), in[0].device};
 }
 TensorMeta infer_squeeze(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const auto& axes = attrs.get_ints("axes");
+  const auto& axes = attrs.get(attr::axes);
   std::vector<int64_t> dims;
   for (int i = 0; i < in[0].shape.rank(); ++i) {
     const bool drop = std::find(axes.begin(), axes.end(), i) != axes.end();
@@ -72,8 +72,8 @@ TensorMeta infer_squeeze(std::span<const TensorMeta> in, const Attrs& attrs) {
 // attr leading (optional): only like's first `leading` dims, which replace x's first dim.
 TensorMeta infer_reshape_like(std::span<const TensorMeta> in, const Attrs& attrs) {
   Shape target = in[1].shape;
-  if (attrs.has("leading")) {
-    const auto leading = static_cast<size_t>(attrs.get_int("leading"));
+  if (attrs.has(attr::leading)) {
+    const auto leading = static_cast<size_t>(attrs.get(attr::leading));
     KILN_SHAPE_CHECK(in[0].shape.rank() >= 1 && in[1].shape.rank() >= static_cast<int>(leading),
                      "cannot split the first dim of ", in[0].shape, " into the first ", leading,
                      " dims of ", in[1].shape);
@@ -101,7 +101,7 @@ Grads grad_broadcast_like(const GradContext& c) {
 
 // ---- transpose ----
 TensorMeta infer_transpose(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const auto& perm = attrs.get_ints("perm");
+  const auto& perm = attrs.get(attr::perm);
   const Shape& s = in[0].shape;
   KILN_SHAPE_CHECK(static_cast<int>(perm.size()) == s.rank(), "perm has ", perm.size(),
                    " axes for a rank-", s.rank(), " input");
@@ -116,7 +116,7 @@ TensorMeta infer_transpose(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, Shape(std::move(dims)), in[0].device};
 }
 Grads grad_transpose(const GradContext& c) {
-  const auto& perm = c.attrs().get_ints("perm");
+  const auto& perm = c.attrs().get(attr::perm);
   std::vector<int64_t> inverse(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     inverse[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
@@ -125,7 +125,7 @@ Grads grad_transpose(const GradContext& c) {
 
 // ---- broadcast_to ----
 TensorMeta infer_broadcast_to(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const Shape target(attrs.get_ints("shape"));
+  const Shape target(attrs.get(attr::shape));
   const Shape b = broadcast_shapes(in[0].shape, target);
   KILN_SHAPE_CHECK(b.rank() == target.rank(), "cannot broadcast ", in[0].shape, " to ", target);
   for (int i = 0; i < b.rank(); ++i)
@@ -140,9 +140,9 @@ Grads grad_broadcast_to(const GradContext& c) {
 // ---- strided_slice: attrs begin/end/strides per axis, resolved against the dims at run time
 // (slice_bounds.h); an unknown axis sliced anywhere but whole stays unknown ----
 TensorMeta infer_strided_slice(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const auto& b = attrs.get_ints("begin");
-  const auto& e = attrs.get_ints("end");
-  const auto& st = attrs.get_ints("strides");
+  const auto& b = attrs.get(attr::begin);
+  const auto& e = attrs.get(attr::end);
+  const auto& st = attrs.get(attr::strides);
   const Shape& s = in[0].shape;
   std::vector<int64_t> dims;
   for (int i = 0; i < s.rank(); ++i) {
@@ -154,8 +154,8 @@ TensorMeta infer_strided_slice(std::span<const TensorMeta> in, const Attrs& attr
 // A slice is a view when it selects one contiguous block: single indices on leading axes, a
 // unit-stride range on one axis, whole axes after it.
 Tensor strided_slice_view(const Tensor& x, const TensorMeta& out, const Attrs& attrs) {
-  const auto& b = attrs.get_ints("begin");
-  const auto& st = attrs.get_ints("strides");
+  const auto& b = attrs.get(attr::begin);
+  const auto& st = attrs.get(attr::strides);
   const Shape& s = x.shape();
   int first_partial = s.rank();
   for (int i = 0; i < s.rank(); ++i) {
@@ -172,7 +172,7 @@ Tensor strided_slice_view(const Tensor& x, const TensorMeta& out, const Attrs& a
   }
   if (!contiguous) return Tensor();
   const auto strides = s.strides();
-  const auto& e = attrs.get_ints("end");
+  const auto& e = attrs.get(attr::end);
   int64_t offset = 0;
   for (int i = 0; i < s.rank(); ++i) {
     const auto k = static_cast<size_t>(i);
@@ -192,15 +192,15 @@ TensorMeta infer_strided_slice_grad(std::span<const TensorMeta> in, const Attrs&
 Grads grad_strided_slice_grad(const GradContext& c) {
   Attrs attrs = c.attrs();
   return {apply(OpId::strided_slice, {c.grad},
-                {{"begin", attrs.get_ints("begin")},
-                 {"end", attrs.get_ints("end")},
-                 {"strides", attrs.get_ints("strides")}})};
+                {{attr::begin, attrs.get(attr::begin)},
+                 {attr::end, attrs.get(attr::end)},
+                 {attr::strides, attrs.get(attr::strides)}})};
 }
 
 // ---- concat ----
 TensorMeta infer_concat(std::span<const TensorMeta> in, const Attrs& attrs) {
   KILN_SHAPE_CHECK(!in.empty(), "needs at least one input");
-  const int axis = static_cast<int>(attrs.get_int("axis"));
+  const int axis = static_cast<int>(attrs.get(attr::axis));
   std::vector<int64_t> dims = in[0].shape.dims();
   KILN_SHAPE_CHECK(axis >= 0 && axis < in[0].shape.rank(), "axis ", axis, " out of range");
   for (size_t k = 1; k < in.size(); ++k) {
@@ -222,7 +222,7 @@ TensorMeta infer_concat(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, Shape(std::move(dims)), in[0].device};
 }
 Grads grad_concat(const GradContext& c) {
-  const int64_t axis = c.attrs().get_int("axis");
+  const int64_t axis = c.attrs().get(attr::axis);
   Grads g;
   int64_t start = 0;
   for (const Tensor& x : c.node.inputs) {
@@ -239,7 +239,7 @@ Grads grad_concat(const GradContext& c) {
 
 // ---- pad: attrs paddings = [before0, after0, before1, after1, ...] ----
 TensorMeta infer_pad(std::span<const TensorMeta> in, const Attrs& attrs) {
-  const auto& p = attrs.get_ints("paddings");
+  const auto& p = attrs.get(attr::paddings);
   const Shape& s = in[0].shape;
   KILN_SHAPE_CHECK(static_cast<int>(p.size()) == 2 * s.rank(), "paddings has ", p.size() / 2,
                    " axes for a rank-", s.rank(), " input");
@@ -253,7 +253,7 @@ TensorMeta infer_pad(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, Shape(std::move(dims)), in[0].device};
 }
 Grads grad_pad(const GradContext& c) {
-  const auto& p = c.attrs().get_ints("paddings");
+  const auto& p = c.attrs().get(attr::paddings);
   const Shape& s = c.input(0).shape();
   std::vector<int64_t> begin;
   for (int i = 0; i < s.rank(); ++i) begin.push_back(p[static_cast<size_t>(2 * i)]);
@@ -287,7 +287,7 @@ namespace ops {
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
-  return apply(OpId::reshape, {x}, {{"shape", shape.dims()}});
+  return apply(OpId::reshape, {x}, {{attr::shape, shape.dims()}});
 }
 
 Tensor flatten(const Tensor& x) {
@@ -303,7 +303,7 @@ Tensor transpose(const Tensor& x, std::vector<int64_t> perm) {
   bool trivial = true;
   for (size_t i = 0; i < perm.size(); ++i) trivial = trivial && perm[i] == static_cast<int64_t>(i);
   if (trivial && static_cast<int>(perm.size()) == x.rank()) return x;
-  return apply(OpId::transpose, {x}, {{"perm", perm}});
+  return apply(OpId::transpose, {x}, {{attr::perm, perm}});
 }
 
 Tensor expand_dims(const Tensor& x, int64_t axis) {
@@ -311,7 +311,7 @@ Tensor expand_dims(const Tensor& x, int64_t axis) {
   KILN_CHECK(axis >= -(rank + 1) && axis <= rank, "kiln::ops::expand_dims: axis ", axis,
              " is out of range for ", describe(x.meta()));
   if (axis < 0) axis += rank + 1;
-  return apply(OpId::expand_dims, {x}, {{"axis", axis}});
+  return apply(OpId::expand_dims, {x}, {{attr::axis, axis}});
 }
 
 Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
@@ -335,12 +335,12 @@ Tensor squeeze(const Tensor& x, std::vector<int64_t> axes) {
   for (int i = 0; i < x.rank(); ++i)
     if (drop[static_cast<size_t>(i)]) dropped.push_back(i);
   if (dropped.empty()) return x;
-  return apply(OpId::squeeze, {x}, {{"axes", dropped}});
+  return apply(OpId::squeeze, {x}, {{attr::axes, dropped}});
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   if (x.shape() == shape) return x;
-  return apply(OpId::broadcast_to, {x}, {{"shape", shape.dims()}});
+  return apply(OpId::broadcast_to, {x}, {{attr::shape, shape.dims()}});
 }
 
 Tensor broadcast_like(const Tensor& x, const Tensor& like) {
@@ -354,7 +354,7 @@ Tensor reshape_like(const Tensor& x, const Tensor& like) {
 }
 
 Tensor unflatten_like(const Tensor& x, const Tensor& like, int64_t leading) {
-  return apply(OpId::reshape_like, {x, like}, {{"leading", leading}});
+  return apply(OpId::reshape_like, {x, like}, {{attr::leading, leading}});
 }
 
 Tensor zeros_like(const Tensor& x) {
@@ -406,7 +406,7 @@ Tensor strided_slice(const Tensor& x, std::vector<int64_t> begin, std::vector<in
     }
     if (b[i] == 0 && e[i] == dim && s[i] == 1) e[i] = kSliceEnd;
   }
-  return apply(OpId::strided_slice, {x}, {{"begin", b}, {"end", e}, {"strides", s}});
+  return apply(OpId::strided_slice, {x}, {{attr::begin, b}, {attr::end, e}, {attr::strides, s}});
 }
 
 Tensor slice(const Tensor& x, std::vector<int64_t> begin, std::vector<int64_t> size) {
@@ -432,7 +432,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   for (const Tensor& x : xs) dtype = promote_types(dtype, x.dtype());
   std::vector<Tensor> inputs;
   for (const Tensor& x : xs) inputs.push_back(cast(x, dtype));
-  return apply(OpId::concat, std::move(inputs), {{"axis", int64_t{a}}});
+  return apply(OpId::concat, std::move(inputs), {{attr::axis, int64_t{a}}});
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int64_t axis) {
@@ -475,7 +475,7 @@ Tensor pad(const Tensor& x, const std::vector<std::pair<int64_t, int64_t>>& padd
     flat.push_back(before);
     flat.push_back(after);
   }
-  return apply(OpId::pad, {x}, {{"paddings", flat}, {"value", constant_value}});
+  return apply(OpId::pad, {x}, {{attr::paddings, flat}, {attr::value, constant_value}});
 }
 
 }  // namespace ops

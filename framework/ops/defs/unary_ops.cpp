@@ -62,16 +62,16 @@ Grads grad_relu(const GradContext& c) {
   return {c.grad * mask_of(ops::greater(c.output, 0.0), c.grad.dtype())};
 }
 Grads grad_leaky_relu(const GradContext& c) {
-  const double alpha = c.attrs().get_float("alpha");
+  const double alpha = c.attrs().get(attr::alpha);
   return {ops::where(ops::greater(c.input(0), 0.0), c.grad, c.grad * alpha)};
 }
 Grads grad_elu(const GradContext& c) {
-  const double alpha = c.attrs().get_float("alpha");
+  const double alpha = c.attrs().get(attr::alpha);
   return {ops::where(ops::greater(c.input(0), 0.0), c.grad, c.grad * (c.output + alpha))};
 }
 Grads grad_gelu(const GradContext& c) {
   const Tensor& x = c.input(0);
-  if (c.attrs().get_bool("approximate")) {
+  if (c.attrs().get(attr::approximate)) {
     constexpr double k = 0.7978845608028654;  // sqrt(2/pi)
     const Tensor x2 = ops::square(x);
     const Tensor t = ops::tanh((x + x * x2 * 0.044715) * k);
