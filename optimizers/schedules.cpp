@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <numbers>
 
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/keras_object.h"
+#include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/optimizers/trainable_values.h"
 
@@ -32,8 +32,6 @@ void check_decay_steps(double decay_steps, std::string_view schedule) {
   check_positive(decay_steps, detail::concat(schedule, ": decay_steps"));
 }
 
-using ScheduleFactory = std::function<SchedulePtr(const Config&)>;
-
 // Reads a DecayRateSchedule's config (both share their keys); the name defaults to the class
 // name, as in Keras.
 template <class Schedule>
@@ -48,32 +46,32 @@ ScheduleFactory decay_rate_factory(std::string class_name) {
   };
 }
 
-const std::map<std::string, ScheduleFactory, std::less<>>& registry() {
-  static const std::map<std::string, ScheduleFactory, std::less<>> factories{
-      {"ExponentialDecay", decay_rate_factory<ExponentialDecay>("ExponentialDecay")},
-      {"PiecewiseConstantDecay",
-       [](const Config& c) {
-         c.check_keys({"boundaries", "values", "name"}, "schedule PiecewiseConstantDecay");
-         return std::make_shared<PiecewiseConstantDecay>(c["boundaries"].as_double_list(),
-                                                         c["values"].as_double_list(),
-                                                         c.get_string("name", "PiecewiseConstant"));
-       }},
-      {"CosineDecay",
-       [](const Config& c) {
-         c.check_keys({"initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target",
-                       "warmup_steps"},
-                      "schedule CosineDecay");
-         const Config* target = c.find("warmup_target");
-         return std::make_shared<CosineDecay>(
-             c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
-             c.get_double("alpha", 0.0), c.get_string("name", "CosineDecay"),
-             target == nullptr || target->is_null() ? std::nullopt
-                                                    : std::optional(target->as_double()),
-             c.get_double("warmup_steps", 0));
-       }},
-      {"InverseTimeDecay", decay_rate_factory<InverseTimeDecay>("InverseTimeDecay")},
-  };
-  return factories;
+NamedRegistry<ScheduleFactory>& registry() {
+  static NamedRegistry<ScheduleFactory> r = [] {
+    NamedRegistry<ScheduleFactory> built("learning-rate schedule");
+    built.add("ExponentialDecay", decay_rate_factory<ExponentialDecay>("ExponentialDecay"));
+    built.add("PiecewiseConstantDecay", [](const Config& c) -> SchedulePtr {
+      c.check_keys({"boundaries", "values", "name"}, "schedule PiecewiseConstantDecay");
+      return std::make_shared<PiecewiseConstantDecay>(c["boundaries"].as_double_list(),
+                                                      c["values"].as_double_list(),
+                                                      c.get_string("name", "PiecewiseConstant"));
+    });
+    built.add("CosineDecay", [](const Config& c) -> SchedulePtr {
+      c.check_keys({"initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target",
+                    "warmup_steps"},
+                   "schedule CosineDecay");
+      const Config* target = c.find("warmup_target");
+      return std::make_shared<CosineDecay>(
+          c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
+          c.get_double("alpha", 0.0), c.get_string("name", "CosineDecay"),
+          target == nullptr || target->is_null() ? std::nullopt
+                                                 : std::optional(target->as_double()),
+          c.get_double("warmup_steps", 0));
+    });
+    built.add("InverseTimeDecay", decay_rate_factory<InverseTimeDecay>("InverseTimeDecay"));
+    return built;
+  }();
+  return r;
 }
 
 }  // namespace
@@ -232,19 +230,16 @@ Tensor InverseTimeDecay::decay(const Tensor& initial_learning_rate, const Tensor
 
 SchedulePtr schedule_from_config(const Config& config) {
   KILN_CHECK(config.is_map(), config.where(),
-             "a learning-rate schedule is a map {\"class_name\": ..., \"config\": {...}}, got ",
+             "a learning-rate schedule is a map {\"class_name\": ..., \"config\": {...}} or "
+             "{ClassName: {arguments}}, got ",
              config.to_json());
-  config.check_keys({"class_name", "config", "module", "registered_name"},
-                    "a learning-rate schedule");
-  const std::string& name = config["class_name"].as_string();
-  const auto it = registry().find(name);
-  if (it == registry().end()) {
-    const std::string hint = did_you_mean(name, known_schedule_names());
-    throw Error(detail::concat(config["class_name"].where(), "unknown learning-rate schedule '",
-                               name, "'", hint.empty() ? "" : " (" + hint + ")"));
-  }
-  const Config* inner = config.find("config");
-  return it->second(inner == nullptr || inner->is_null() ? Config::map() : *inner);
+  const KerasObject object = read_keras_object(config, "a learning-rate schedule");
+  return registry().get(object.class_name.as_string(), object.class_name.where())(object.arguments);
+}
+
+void register_schedule(const std::string& class_name, ScheduleFactory factory) {
+  KILN_CHECK(factory != nullptr, "register_schedule('", class_name, "'): no factory");
+  registry().add(class_name, std::move(factory));
 }
 
 Config serialize(const LearningRateSchedule& schedule) {
@@ -254,9 +249,7 @@ Config serialize(const LearningRateSchedule& schedule) {
 }
 
 std::vector<std::string> known_schedule_names() {
-  std::vector<std::string> out;
-  for (const auto& [name, factory] : registry()) out.push_back(name);
-  return out;
+  return registry().names();
 }
 
 }  // namespace kiln::optimizers

@@ -4,6 +4,7 @@
 // variable inside a traced train step and the rate follows the step without retracing. Formulas,
 // float32 arithmetic and config keys are Keras 3's.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,10 +116,13 @@ class InverseTimeDecay : public DecayRateSchedule {
                const Tensor& p) const override;
 };
 
-// Keras's serialized form {"class_name": "ExponentialDecay", "config": {...}}; Keras's extra
-// "module" and "registered_name" keys are accepted and ignored. Unknown class names and keys are
-// errors with the closest known names.
+// Keras's serialized form {"class_name": "ExponentialDecay", "config": {...}} (Keras's extra
+// "module" and "registered_name" keys are accepted and ignored) or a run file's
+// {ExponentialDecay: {...}}. Unknown class names and keys are errors with the closest known names.
 SchedulePtr schedule_from_config(const Config& config);
+// Makes a custom schedule class usable by name in configs; a taken name is an error.
+using ScheduleFactory = std::function<SchedulePtr(const Config& config)>;
+void register_schedule(const std::string& class_name, ScheduleFactory factory);
 Config serialize(const LearningRateSchedule& schedule);
 std::vector<std::string> known_schedule_names();
 
