@@ -14,7 +14,6 @@
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/distribute/batch_shard.h"
 #include "kiln/training/distribute/gradient_buckets.h"
-#include "kiln/training/distribute/replica_threads.h"
 #include "kiln/training/distribute/replica_updates.h"
 #include "kiln/training/distribute/strategy.h"
 #include "kiln/training/metrics/reduction_metrics.h"
@@ -150,7 +149,10 @@ losses::LossPtr resolve(const LossArg& arg) {
 }  // namespace
 
 Trainer::Trainer(Model& model, CompileOptions options, Device device)
-    : model_(model), options_(std::move(options)), device_(device) {
+    : model_(model),
+      options_(std::move(options)),
+      device_(device),
+      replicas_(options_.strategy, device_) {
   const DeviceScope scope(device_);
   optimizer_ = options_.optimizer.optimizer ? options_.optimizer.optimizer
                                             : optimizers::get(options_.optimizer.name);
@@ -171,12 +173,8 @@ Trainer::Trainer(Model& model, CompileOptions options, Device device)
   KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
              "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
   loss_tracker_ = std::make_shared<metrics::Mean>("loss");
-  if (const distribute::StrategyPtr& s = options_.strategy) {
-    replica_ = {s->replica_id(), s->num_replicas_in_sync()};
-    threads_ = s->replica_threads();
-  }
   // Eager steps would run the model's C++ code on every replica's thread at once.
-  KILN_CHECK(threads_ == nullptr || !options_.run_eagerly,
+  KILN_CHECK(!replicas_.threaded() || !options_.run_eagerly,
              "compile: ", options_.strategy->class_name(),
              " runs its replicas as threads of one process, whose steps must be traced: ",
              "run_eagerly is not supported (MultiWorkerMirroredStrategy runs eager steps, a ",
@@ -251,11 +249,11 @@ void Trainer::prepare(const Batch& host_batch) {
     signature.insert(signature.end(), specs.begin(), specs.end());
   FunctionOptions train_options =
       step_options("train_step", std::move(signature), {"x", "y", "sample_weight"});
-  for (int r = 0; r < local_replicas(); ++r) {
+  for (int r = 0; r < replicas_.local_count(); ++r) {
     // Each replica's steps take its shards on its device.
     FunctionOptions options = train_options;
     if (options.input_signature)
-      for (TensorSpec& spec : *options.input_signature) spec.device = replica_device(r);
+      for (TensorSpec& spec : *options.input_signature) spec.device = replicas_.device(r);
     steps_.push_back(make_steps(options, batch));
   }
   broadcast_state();
@@ -399,10 +397,10 @@ void Trainer::prepare_predict(const std::vector<Tensor>& given) {
     x_dtypes_.push_back(boundary_dtype(given[i], i < declared.size() ? &declared[i] : nullptr));
   const std::vector<TensorSpec> signature =
       step_specs(cast_at_boundary(given, x_dtypes_, "input"), model_.input_specs());
-  for (int r = 0; r < local_replicas(); ++r) {
+  for (int r = 0; r < replicas_.local_count(); ++r) {
     FunctionOptions options = step_options("predict_step", signature, {"x"});
     if (options.input_signature)
-      for (TensorSpec& spec : *options.input_signature) spec.device = replica_device(r);
+      for (TensorSpec& spec : *options.input_signature) spec.device = replicas_.device(r);
     predict_steps_.push_back(std::make_unique<PredictFunction>(
         [this](const std::vector<Tensor>& inputs) {
           const std::lock_guard lock(trace_mutex_);
@@ -410,7 +408,11 @@ void Trainer::prepare_predict(const std::vector<Tensor>& given) {
         },
         std::move(options)));
   }
-  if (local_replicas() > 1) mirror_model();
+  if (replicas_.local_count() > 1) {
+    std::vector<Variable> model_state = model_.weights();
+    for (const Variable& v : model_.random_states()) model_state.push_back(v);
+    replicas_.mirror_missing(model_state);
+  }
 }
 
 Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
@@ -487,52 +489,10 @@ Batch Trainer::shard(const Batch& batch) const {
 }
 
 void Trainer::broadcast_state() const {
-  if (replica_.count == 1) return;
   std::vector<Variable> state = model_.weights();
   for (const auto& group : {model_.random_states(), optimizer_->variables()})
     state.insert(state.end(), group.begin(), group.end());
-  if (threads_ == nullptr) {
-    distribute::broadcast_from_rank0(state);
-    return;
-  }
-  // The metrics too: each replica's step adds to its own copy, then sums them over the replicas.
-  for (const Variable& v : metric_variables()) state.push_back(v);
-  const std::vector<Device> devices = replica_devices();
-  for (const Variable& v : state) v.mirror(devices);
-}
-
-int Trainer::local_replicas() const {
-  return threads_ != nullptr ? threads_->size() : 1;
-}
-
-std::vector<Device> Trainer::replica_devices() const {
-  std::vector<Device> devices;
-  for (int r = 0; r < local_replicas(); ++r) devices.push_back(replica_device(r));
-  return devices;
-}
-
-const Device& Trainer::replica_device(int replica) const {
-  return threads_ != nullptr ? threads_->device(replica) : device_;
-}
-
-void Trainer::on_replicas(const std::function<void(int)>& fn) {
-  if (threads_ == nullptr) {
-    const distributed::ReplicaScope replica(replica_);
-    fn(0);
-    return;
-  }
-  KILN_CHECK(!functions_run_eagerly(), options_.strategy->class_name(),
-             " runs its replicas as threads of one process, whose steps must be traced: ",
-             "functions cannot run eagerly under it");
-  threads_->run(fn);
-}
-
-bool Trainer::on_any_replica(bool flag) const {
-  // Replicas in threads follow this one's loop: its flag is theirs.
-  if (replica_.count == 1 || threads_ != nullptr) return flag;
-  const Tensor value = from_vector<int32_t>({flag ? 1 : 0}, {1}, DType::i32, Device::cpu());
-  distributed::world().all_reduce(value, distributed::ReduceOp::max, "the replicas' stop flags");
-  return value.item<int32_t>() != 0;
+  replicas_.broadcast(state, metric_variables());
 }
 
 std::vector<Variable> Trainer::metric_variables() const {
@@ -559,12 +519,14 @@ Logs Trainer::train_batch(const Batch& given) {
 std::vector<Tensor> Trainer::train_step(const Batch& given) {
   prepare(given);
   std::vector<Tensor> results;
-  on_replicas([&](int r) {
-    const Batch batch = on_device(shard(given), replica_device(r));
-    std::vector<Tensor> out =
-        (*steps_[static_cast<size_t>(r)].train)(batch.x, batch.y, batch.sample_weight);
-    if (r == 0) results = std::move(out);
-  });
+  replicas_.run(
+      [&](int r) {
+        const Batch batch = on_device(shard(given), replicas_.device(r));
+        std::vector<Tensor> out =
+            (*steps_[static_cast<size_t>(r)].train)(batch.x, batch.y, batch.sample_weight);
+        if (r == 0) results = std::move(out);
+      },
+      functions_run_eagerly());
   ++steps_run_;
   return results;
 }
@@ -580,19 +542,21 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
     return results;
   }
   std::vector<Tensor> results;
-  on_replicas([&](int r) {
-    Batch all;
-    for (const Batch& given : batches) {
-      const Batch b = on_device(shard(given), replica_device(r));
-      all.x.insert(all.x.end(), b.x.begin(), b.x.end());
-      all.y.insert(all.y.end(), b.y.begin(), b.y.end());
-      all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
-                               b.sample_weight.end());
-    }
-    std::vector<Tensor> out =
-        (*steps_[static_cast<size_t>(r)].train_many)(all.x, all.y, all.sample_weight);
-    if (r == 0) results = std::move(out);
-  });
+  replicas_.run(
+      [&](int r) {
+        Batch all;
+        for (const Batch& given : batches) {
+          const Batch b = on_device(shard(given), replicas_.device(r));
+          all.x.insert(all.x.end(), b.x.begin(), b.x.end());
+          all.y.insert(all.y.end(), b.y.begin(), b.y.end());
+          all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
+                                   b.sample_weight.end());
+        }
+        std::vector<Tensor> out =
+            (*steps_[static_cast<size_t>(r)].train_many)(all.x, all.y, all.sample_weight);
+        if (r == 0) results = std::move(out);
+      },
+      functions_run_eagerly());
   ++steps_run_;
   return results;
 }
@@ -601,12 +565,14 @@ Logs Trainer::test_batch(const Batch& given) {
   const DeviceScope scope(device_);
   prepare(given);
   std::vector<Tensor> results;
-  on_replicas([&](int r) {
-    const Batch batch = on_device(shard(given), replica_device(r));
-    std::vector<Tensor> out =
-        (*steps_[static_cast<size_t>(r)].test)(batch.x, batch.y, batch.sample_weight);
-    if (r == 0) results = std::move(out);
-  });
+  replicas_.run(
+      [&](int r) {
+        const Batch batch = on_device(shard(given), replicas_.device(r));
+        std::vector<Tensor> out =
+            (*steps_[static_cast<size_t>(r)].test)(batch.x, batch.y, batch.sample_weight);
+        if (r == 0) results = std::move(out);
+      },
+      functions_run_eagerly());
   ++steps_run_;
   return logs_from(results);
 }
@@ -614,44 +580,18 @@ Logs Trainer::test_batch(const Batch& given) {
 std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
   const DeviceScope scope(device_);
   prepare_predict(x);
-  std::vector<Tensor> out = predict_sharded(x);
+  std::vector<Tensor> out = replicas_.predict_by_rows(
+      x, [this](const std::vector<Tensor>& rows, int r) { return predict_on(rows, r); }, device_,
+      functions_run_eagerly());
   ++steps_run_;
   return out;
 }
 
-std::vector<Tensor> Trainer::predict_sharded(const std::vector<Tensor>& x) {
-  const int64_t rows = x.empty() || x[0].rank() == 0 ? 0 : x[0].shape()[0];
-  // Eager steps would run the model's C++ code on every replica's thread at once.
-  if (local_replicas() == 1 || rows < 2 || functions_run_eagerly()) return predict_on(x, 0);
-  std::vector<std::vector<Tensor>> parts(static_cast<size_t>(local_replicas()));
-  on_replicas([&](int r) {
-    // A batch of fewer rows than replicas leaves the last replicas none; predict has no
-    // collective to wait for them.
-    const std::vector<Tensor> shard = distribute::shard_of(x, r, local_replicas());
-    if (shard[0].shape()[0] > 0) parts[static_cast<size_t>(r)] = predict_on(shard, r);
-  });
-  std::vector<Tensor> out;
-  for (size_t o = 0; o < parts[0].size(); ++o) {
-    std::vector<Tensor> rows_of;
-    for (const std::vector<Tensor>& part : parts)
-      if (!part.empty()) rows_of.push_back(part[o].to(device_));
-    out.push_back(ops::concat(rows_of, 0));
-  }
-  return out;
-}
-
 std::vector<Tensor> Trainer::predict_on(const std::vector<Tensor>& given, int replica) {
-  const Device& device = replica_device(replica);
+  const Device& device = replicas_.device(replica);
   const std::vector<Tensor> x =
       to_device(cast_at_boundary(given, x_dtypes_, "input", Casts::no_wider), device);
   return (*predict_steps_[static_cast<size_t>(replica)])(cast_at_boundary(x, x_dtypes_, "input"));
-}
-
-void Trainer::mirror_model() const {
-  const std::vector<Device> devices = replica_devices();
-  for (const auto& group : {model_.weights(), model_.random_states()})
-    for (const Variable& v : group)
-      if (!v.mirrored()) v.mirror(devices);
 }
 
 void Trainer::reset_metrics() {

@@ -17,6 +17,7 @@
 #include "kiln/losses/loss.h"
 #include "kiln/optimizers/optimizer.h"
 #include "kiln/training/callbacks/callback.h"
+#include "kiln/training/distribute/replicas.h"
 #include "kiln/training/metrics/metric.h"
 #include "kiln/training/metrics/reduction_metrics.h"
 #include "kiln/training/model/compile_options.h"
@@ -24,9 +25,6 @@
 namespace kiln {
 
 class Model;
-namespace distribute {
-class ReplicaThreads;
-}
 
 // One batch as the steps take it: the model's inputs, its targets (one per output) and optional
 // per-sample weights (empty or one tensor).
@@ -86,10 +84,10 @@ class Trainer {
 
   const Device& device() const { return device_; }
   // This process's (first) replica of compile's strategy ({0, 1} without one).
-  const distributed::ReplicaContext& replica() const { return replica_; }
+  const distributed::ReplicaContext& replica() const { return replicas_.replica(); }
   // Whether `flag` holds on any replica (the flag itself with one): replicas stop training
   // together, whichever of them a callback or an interrupt told to.
-  bool on_any_replica(bool flag) const;
+  bool on_any_replica(bool flag) const { return replicas_.on_any(flag); }
   // The optimizer's and metrics' variables that exist now (compile moves those of objects the
   // user made, on the CPU, to the trainer's device).
   std::vector<Variable> state_variables() const;
@@ -110,12 +108,6 @@ class Trainer {
   // Replica `replica`'s predict step on `x`, which it copies to the replica's device (prepare's
   // probe: replica 0's, not counted as a step).
   std::vector<Tensor> predict_on(const std::vector<Tensor>& x, int replica);
-  // predict_batch's work: x's rows split over the replicas this process runs, their outputs
-  // joined in row order on the trainer's device.
-  std::vector<Tensor> predict_sharded(const std::vector<Tensor>& x);
-  // Gives the model's weights and seed states that have none a copy per replica (prepare_predict,
-  // so that a predict before fit's broadcast_state can run on every replica).
-  void mirror_model() const;
   // The losses on symbolic targets and predictions of the first batch's shapes: a target that
   // does not fit its output is refused before any state is made or callback runs.
   void check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const;
@@ -125,15 +117,6 @@ class Trainer {
                                std::vector<std::string> arg_names) const;
   // One training step (under the caller's DeviceScope); its results stay on the device.
   std::vector<Tensor> train_step(const Batch& batch);
-  // Runs fn(i) for each replica i this process runs, under that replica's scopes: at once on the
-  // replicas' threads (MirroredStrategy over several devices), else fn(0) under replica_.
-  void on_replicas(const std::function<void(int)>& fn);
-  // The device replica i of this process computes on.
-  const Device& replica_device(int replica) const;
-  // How many replicas this process runs: MirroredStrategy's threads, else 1.
-  int local_replicas() const;
-  // Their devices, replica 0's first.
-  std::vector<Device> replica_devices() const;
   // The traced steps of one replica, made by prepare.
   struct ReplicaSteps;
   ReplicaSteps make_steps(const FunctionOptions& train_options, const Batch& batch);
@@ -189,11 +172,8 @@ class Trainer {
   std::vector<DType> y_dtypes_;
   std::vector<DType> weight_dtypes_;
   uint64_t steps_run_ = 0;
-  // Data parallelism (compile's strategy): this process's replica and how many train in sync;
-  // {0, 1} for one device.
-  distributed::ReplicaContext replica_;
-  // The strategy's replica threads where this process runs several replicas, else null.
-  distribute::ReplicaThreads* threads_ = nullptr;
+  // Data parallelism (compile's strategy): where each replica's steps run.
+  distribute::Replicas replicas_;
   // Replicas trace one at a time: tracing runs the model's C++ code, which is not shared-safe
   // (a model keeps its output masks between call and loss).
   std::mutex trace_mutex_;
