@@ -129,7 +129,6 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void set_trainable(bool trainable);
   const DTypePolicy& dtype_policy() const { return policy_; }
   const Shape& input_shape_arg() const { return input_shape_; }
-  const regularizers::RegularizerPtr& activity_regularizer() const { return activity_regularizer_; }
   bool supports_masking() const { return supports_masking_; }
 
   // Own weights then sublayers', depth first, each once (shared sublayers count once).

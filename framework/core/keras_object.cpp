@@ -48,4 +48,13 @@ KerasObject read_keras_object(const Config& spec, const std::string& what) {
   return out;
 }
 
+Config serialize_keras_object(std::string_view module, const std::string& class_name,
+                              Config config) {
+  return Config::map()
+      .set("module", module)
+      .set("class_name", class_name)
+      .set("config", std::move(config))
+      .set("registered_name", Config());
+}
+
 }  // namespace kiln

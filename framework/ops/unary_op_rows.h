@@ -41,6 +41,13 @@
   ROW(X,      softsign,     Softsign,    Floating, any,      grad_softsign)
 // clang-format on
 
+namespace kiln {
+
+// A row's domain column: the inputs tests draw for the op.
+enum class InputDomain { any, positive };
+
+}  // namespace kiln
+
 // Adapters for consumers that need less than a row (a variadic macro takes both kinds of row).
 #define KILN_UNARY_ROW_NAME(X, op, ...) X(op)
 #define KILN_UNARY_ROW_FUNCTOR(X, op, F, ...) X(op, F)

@@ -4,7 +4,6 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/keras_object.h"
-#include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
 namespace kiln::constraints {
@@ -88,11 +87,7 @@ std::vector<int64_t> read_axis(const Config& args) {
   return axis == nullptr || axis->is_null() ? std::vector<int64_t>{0} : axis->as_int_list();
 }
 
-// A class from its config's arguments; `keys` are those it takes.
-struct ConstraintKind {
-  std::vector<std::string> keys;
-  std::function<ConstraintPtr(const Config& args)> make;
-};
+using ConstraintKind = ArgumentsFactory<ConstraintPtr>;
 
 const NamedRegistry<ConstraintKind>& registry() {
   static const NamedRegistry<ConstraintKind> r = [] {
@@ -141,19 +136,12 @@ ConstraintPtr get(std::string_view name) {
 
 ConstraintPtr from_config(const Config& spec) {
   if (spec.is_null()) return nullptr;
-  const KerasObject object = read_keras_object(spec, "a constraint");
-  const std::string& class_name = object.class_name.as_string();
-  const ConstraintKind kind = registry().get(class_name, object.class_name.where());
-  object.arguments.check_keys(kind.keys, class_name);
-  return kind.make(object.arguments);
+  return make_keras_object(registry(), spec, "a constraint");
 }
 
 Config serialize(const Constraint& constraint) {
-  return Config::map()
-      .set("module", "keras.constraints")
-      .set("class_name", constraint.class_name())
-      .set("config", constraint.get_config())
-      .set("registered_name", Config());
+  return serialize_keras_object("keras.constraints", constraint.class_name(),
+                                constraint.get_config());
 }
 
 std::vector<std::string> known_names() {

@@ -6,7 +6,6 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/keras_object.h"
-#include "kiln/framework/core/named_registry.h"
 #include "kiln/framework/ops/ops.h"
 
 namespace kiln::initializers {
@@ -158,11 +157,7 @@ void check_default_axes(const Config& args, std::string_view class_name) {
                  " is not supported by kiln; only null (fans over the last two axes) is");
 }
 
-// How a class is made from its config's arguments; `keys` are the arguments it takes.
-struct InitializerKind {
-  std::vector<std::string> keys;
-  std::function<InitializerPtr(const Config& args)> make;
-};
+using InitializerKind = ArgumentsFactory<InitializerPtr>;
 
 InitializerKind family(InitializerPtr (*make)(Seed)) {
   return {{"seed", "input_axes", "output_axes"}, [make](const Config& args) {
@@ -349,19 +344,11 @@ InitializerPtr get(std::string_view name) {
 }
 
 InitializerPtr from_config(const Config& spec) {
-  const KerasObject object = read_keras_object(spec, "an initializer");
-  const std::string& class_name = object.class_name.as_string();
-  const InitializerKind kind = registry().get(class_name, object.class_name.where());
-  object.arguments.check_keys(kind.keys, class_name);
-  return kind.make(object.arguments);
+  return make_keras_object(registry(), spec, "an initializer");
 }
 
 Config serialize(const Initializer& initializer) {
-  return Config::map()
-      .set("module", "keras.initializers")
-      .set("class_name", initializer.name())
-      .set("config", initializer.get_config())
-      .set("registered_name", Config());
+  return serialize_keras_object("keras.initializers", initializer.name(), initializer.get_config());
 }
 
 InitializerArg::InitializerArg(const char* name) : InitializerArg(std::string_view(name)) {}

@@ -103,11 +103,8 @@ RegularizerPtr from_config(const Config& config) {
 }
 
 Config serialize(const Regularizer& regularizer) {
-  return Config::map()
-      .set("module", "keras.regularizers")
-      .set("class_name", regularizer.class_name())
-      .set("config", regularizer.get_config())
-      .set("registered_name", Config());
+  return serialize_keras_object("keras.regularizers", regularizer.class_name(),
+                                regularizer.get_config());
 }
 
 std::vector<std::string> known_names() {

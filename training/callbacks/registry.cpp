@@ -22,6 +22,18 @@ std::string required_string(const Config& args, const char* key, const char* cla
   return args[key].as_string();
 }
 
+// ModelCheckpoint and BackupAndRestore: full checkpoints at a path inside the run (the `path`
+// argument), which store the run's description.
+template <typename Checkpointing, typename Options>
+CallbackFactory checkpointing(const char* class_name, const char* path) {
+  return [class_name, path](const Config& a, const CallbackPlace& place) -> CallbackPtr {
+    const Options options =
+        read_fields(a, Options::fields(), class_name, {.run_config = place.run_config}, {path});
+    return std::make_shared<Checkpointing>(inside(place, required_string(a, path, class_name)),
+                                           options);
+  };
+}
+
 NamedRegistry<CallbackFactory>& registry() {
   static NamedRegistry<CallbackFactory> r = [] {
     NamedRegistry<CallbackFactory> built("callback");
@@ -37,20 +49,10 @@ NamedRegistry<CallbackFactory>& registry() {
       a.check_keys(std::vector<std::string>{}, "TerminateOnNaN");
       return std::make_shared<TerminateOnNaN>();
     });
-    built.add("ModelCheckpoint", [](const Config& a, const CallbackPlace& place) -> CallbackPtr {
-      const ModelCheckpointOptions options =
-          read_fields(a, ModelCheckpointOptions::fields(), "ModelCheckpoint",
-                      {.run_config = place.run_config}, {"filepath"});
-      return std::make_shared<ModelCheckpoint>(
-          inside(place, required_string(a, "filepath", "ModelCheckpoint")), options);
-    });
-    built.add("BackupAndRestore", [](const Config& a, const CallbackPlace& place) -> CallbackPtr {
-      const BackupAndRestoreOptions options =
-          read_fields(a, BackupAndRestoreOptions::fields(), "BackupAndRestore",
-                      {.run_config = place.run_config}, {"backup_dir"});
-      return std::make_shared<BackupAndRestore>(
-          inside(place, required_string(a, "backup_dir", "BackupAndRestore")), options);
-    });
+    built.add("ModelCheckpoint", checkpointing<ModelCheckpoint, ModelCheckpointOptions>(
+                                     "ModelCheckpoint", "filepath"));
+    built.add("BackupAndRestore", checkpointing<BackupAndRestore, BackupAndRestoreOptions>(
+                                      "BackupAndRestore", "backup_dir"));
     built.add("CSVLogger", [](const Config& a, const CallbackPlace& place) -> CallbackPtr {
       a.check_keys({"filename", "separator", "append"}, "CSVLogger");
       const std::string sep = a.get_string("separator", ",");
