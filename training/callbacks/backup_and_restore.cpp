@@ -58,14 +58,14 @@ void BackupAndRestore::on_train_end(const Logs&) {
   std::filesystem::remove(path_);
   // The backup directory goes too, as in Keras, but only when nothing else is in it.
   std::error_code not_empty;
-  std::filesystem::remove(std::filesystem::path(path_).parent_path(), not_empty);
+  std::filesystem::remove(backup_dir_, not_empty);
 }
 
 void BackupAndRestore::save(int epoch, int64_t step) const {
   // Every replica restores from the backup; the chief alone writes it (the state is global).
   if (!model().is_chief()) return;
   // Made when a backup is saved, not when the callback is built (`kiln validate` builds it too).
-  std::filesystem::create_directories(std::filesystem::path(path_).parent_path());
+  std::filesystem::create_directories(backup_dir_);
   saving::save_checkpoint(model().checkpoint_contents(), path_, {epoch, step}, options_.run_config);
 }
 
