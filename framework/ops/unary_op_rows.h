@@ -45,6 +45,11 @@ namespace kiln {
 
 // A row's domain column: the inputs tests draw for the op.
 enum class InputDomain { any, positive };
+// A function, not `domain == InputDomain::positive` in the expanding macro, which would compare
+// a constant with itself for the positive rows.
+constexpr bool positive_inputs(InputDomain domain) {
+  return domain == InputDomain::positive;
+}
 
 }  // namespace kiln
 

@@ -64,7 +64,7 @@ void unary_cases(std::vector<ParityCase>& cases) {
   std::vector<Unary> ops{
 #define KILN_PARITY_ROW(X, op, F, dtypes, domain, ...)                \
   {OpId::op, [](const auto& x) { return ops::op(x[0]); }, &k##dtypes, \
-   InputDomain::domain == InputDomain::positive},
+   positive_inputs(InputDomain::domain)},
       KILN_UNARY_OP_ROWS(KILN_PARITY_ROW, KILN_PARITY_ROW, _)
 #undef KILN_PARITY_ROW
           {OpId::leaky_relu, [](const auto& x) { return ops::leaky_relu(x[0], 0.2); }, &kFloating,

@@ -66,10 +66,10 @@ std::vector<Case> cases() {
   return {
   // Every row of unary_op_rows.h (attributes at their defaults), then attributes away from
   // them.
-#define KILN_TRACED_ROW(X, op, F, dtypes, domain, ...)           \
-  Case{#op,                                                      \
-       {InputDomain::domain == InputDomain::positive ? pos : a}, \
-       [](const auto& v) { return op(v[0]); },                   \
+#define KILN_TRACED_ROW(X, op, F, dtypes, domain, ...)   \
+  Case{#op,                                              \
+       {positive_inputs(InputDomain::domain) ? pos : a}, \
+       [](const auto& v) { return op(v[0]); },           \
        op_def(OpId::op).grad != nullptr},
       KILN_UNARY_OP_ROWS(KILN_TRACED_ROW, KILN_TRACED_ROW, _)
 #undef KILN_TRACED_ROW
