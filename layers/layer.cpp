@@ -12,6 +12,7 @@
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/call_losses.h"
+#include "kiln/layers/trial_build.h"
 
 namespace kiln::layers {
 namespace {
@@ -87,24 +88,16 @@ void Layer::build(const std::vector<Shape>&) {}
 
 void Layer::build_from(const std::vector<Shape>& input_shapes) {
   if (built_) return;
+  // Recorded before building: a build that fails halfway is undone with the rest of the trial.
+  if (TrialBuild* trial = TrialBuild::active()) trial->record(*this);
   build(input_shapes);
   built_ = true;
 }
 
-std::vector<const Layer*> Layer::built_layers() const {
-  std::vector<const Layer*> out;
-  if (built_) out.push_back(this);
-  for (const std::shared_ptr<Layer>& layer : sublayers_)
-    for (const Layer* l : layer->built_layers()) out.push_back(l);
-  return out;
-}
-
-void Layer::forget_build(const std::vector<const Layer*>& keep) {
-  if (std::find(keep.begin(), keep.end(), this) != keep.end()) return;
+void Layer::unbuild() {
   built_ = false;
   weights_.clear();
   regularizers_.clear();
-  for (const std::shared_ptr<Layer>& layer : sublayers_) layer->forget_build(keep);
 }
 
 void Layer::set_trainable(bool trainable) {
@@ -286,8 +279,11 @@ Variable Layer::add_weight(const std::string& name, const Shape& shape,
   KILN_CHECK(shape.is_fully_defined(), "layer '", this->name(), "': weight '", name,
              "' needs a known shape, got ", shape,
              " (is the input's last dim unknown? give the Input a full shape)");
-  Variable v((*initializer)(shape, policy_.variable, random::default_generator()),
-             this->name() + "/" + name, trainable);
+  Variable v = TrialBuild::active() != nullptr
+                   ? Variable::symbolic({policy_.variable, shape, default_device()},
+                                        this->name() + "/" + name, trainable)
+                   : Variable((*initializer)(shape, policy_.variable, random::default_generator()),
+                              this->name() + "/" + name, trainable);
   if (constraint) v.set_constraint([constraint](const Tensor& w) { return (*constraint)(w); });
   weights_.push_back(v);
   regularizers_.push_back(std::move(regularizer));

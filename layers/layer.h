@@ -116,13 +116,6 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // ---- state ----
   const std::string& name() const;
   bool built() const { return built_; }
-  // The built layers at and under this one: what a failed call must not un-build.
-  std::vector<const Layer*> built_layers() const;
-  // Undoes build() here and in the sublayers, except those in `keep` (built before, perhaps
-  // pretrained or shared): their weights go, and the next call builds them again. For a model
-  // call that failed after building the model on its inputs (training/model/call_undo.h); layers
-  // whose build() keeps more than weights override it.
-  virtual void forget_build(const std::vector<const Layer*>& keep);
   bool trainable() const { return trainable_; }
   // Keras's setter: this layer and every sublayer, so a frozen model's BatchNormalization layers
   // run in inference mode too.
@@ -149,8 +142,12 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void build_from(const std::vector<Shape>& input_shapes);
 
  protected:
-  // A weight named "<layer>/<name>", created from the initializer in the variable dtype; the
-  // optimizer applies `constraint` after each update.
+  // Undoes build() at the end of the trial that ran it (trial_build.h): the weights go and the
+  // next call builds again. Layers whose build() keeps more than weights override it.
+  virtual void unbuild();
+  friend class TrialBuild;
+  // A weight named "<layer>/<name>", created from the initializer in the variable dtype (in a
+  // trial build, a symbolic one); the optimizer applies `constraint` after each update.
   Variable add_weight(const std::string& name, const Shape& shape,
                       const initializers::InitializerPtr& initializer, bool trainable = true,
                       regularizers::RegularizerPtr regularizer = nullptr,

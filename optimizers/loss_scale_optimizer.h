@@ -37,8 +37,6 @@ class LossScaleOptimizer : public Optimizer {
   void set_learning_rate(double rate) override { inner_->set_learning_rate(rate); }
   double learning_rate() const override { return inner_->learning_rate(); }
   const Variable& iterations() const override { return inner_->iterations(); }
-  size_t slot_count() const override { return inner_->slot_count(); }
-  void forget_slots_from(size_t count) override { inner_->forget_slots_from(count); }
   // Keras's order: this optimizer's own (iteration, learning_rate, step_counter, dynamic_scale),
   // then the inner optimizer's.
   std::vector<Variable> variables() const override;

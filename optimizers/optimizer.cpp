@@ -89,13 +89,6 @@ void Optimizer::build(const std::vector<Variable>& variables) {
   }
 }
 
-void Optimizer::forget_slots_from(size_t count) {
-  for (size_t i = count; i < slots_.size(); ++i)
-    slot_index_.erase(slots_[i].variable.state().get());
-  if (count < slots_.size())
-    slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(count), slots_.end());
-}
-
 const Optimizer::VariableSlots& Optimizer::slots_of(const Variable& variable) const {
   return slots_[slot_index_.at(variable.state().get())];
 }

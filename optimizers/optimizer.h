@@ -67,10 +67,6 @@ class Optimizer {
   // learning rate (absent when a schedule drives it, as in Keras), the slots group by group
   // (each group variable by variable, in build order), then extra state (Nadam's u_product).
   virtual std::vector<Variable> variables() const;
-  // How many variables have slots; forget_slots_from(n) drops the slots of those built after the
-  // first n (a model call that failed before its first step, training/model/call_undo.h).
-  virtual size_t slot_count() const { return slots_.size(); }
-  virtual void forget_slots_from(size_t count);
 
   virtual std::string class_name() const = 0;  // "Adam"
   virtual Config get_config() const;           // Keras's keys: learning_rate, beta_1, ...

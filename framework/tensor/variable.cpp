@@ -62,6 +62,15 @@ Variable::Variable(const Tensor& initial, std::string name, bool trainable)
   state_->trainable = trainable;
 }
 
+Variable Variable::symbolic(const TensorMeta& meta, std::string name, bool trainable) {
+  Variable v;
+  v.state_ = std::make_shared<VariableState>();
+  v.state_->value = Tensor::symbolic(meta);
+  v.state_->name = std::move(name);
+  v.state_->trainable = trainable;
+  return v;
+}
+
 const TensorMeta& Variable::meta() const {
   return this_replicas(state_)->value.meta();
 }

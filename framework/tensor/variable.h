@@ -35,6 +35,10 @@ class Variable {
   Variable() = default;
   // Takes a copy of `initial` (so later changes to `initial` do not leak in).
   explicit Variable(const Tensor& initial, std::string name = "", bool trainable = true);
+  // A variable with no value, whose reads give a symbolic tensor of `meta`: a weight of a trial
+  // build (layers/trial_build.h), which checks a model on shapes without drawing or allocating
+  // anything. It cannot be assigned or run.
+  static Variable symbolic(const TensorMeta& meta, std::string name, bool trainable);
 
   bool defined() const { return state_ != nullptr; }
   // Eagerly the current data (shared, not a copy: a later assign shows through); while tracing,

@@ -128,8 +128,8 @@ class Model : public layers::Layer {
 
   // Builds the model, the optimizer's slots and the traced steps for the first batch of `data`'s
   // pass `pass`, as fit does before its callbacks start; a batch that does not fit the model is
-  // refused with a message naming `call` and leaves the model as it was (call_undo.h). Nothing
-  // to do once the steps exist.
+  // refused with a message naming `call` before anything is made (Trainer::prepare). Nothing to
+  // do once the steps exist.
   void prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass = 0);
 
   // Whether compile() was called (predict runs an uncompiled model through a trainer of its own).
@@ -161,7 +161,6 @@ class Model : public layers::Layer {
   void set_output_masks(std::vector<Tensor> masks) { output_masks_ = std::move(masks); }
 
  private:
-  friend class CallUndo;  // puts trainer_ back after a call that failed (call_undo.h)
   std::vector<Tensor> output_masks_;
   std::shared_ptr<FunctionalGraph> graph_;  // set for functional models
   std::unique_ptr<Trainer> trainer_;
@@ -174,13 +173,9 @@ class Model : public layers::Layer {
   // Makes `trainer` the model's, with the model's and the trainer's variables on its device, and
   // logs where the model runs and why.
   void adopt(std::unique_ptr<Trainer> trainer, const std::string& reason);
-  // The bodies of fit and predict, inside their CallUndo (training/model/training_loop.cpp).
-  History fit_tensors(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                      FitOptions options);
-  History fit_dataset(const datasets::Dataset& data, FitOptions options);
-  std::vector<Tensor> predict_tensors(const std::vector<Tensor>& x, const PredictOptions& options);
-  // prepare_for's body, which fit runs inside its own CallUndo.
-  void prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass);
+  // prepare_for, with fit's `validation` data checked too (its first batch).
+  void prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass,
+                     const std::optional<datasets::Dataset>& validation);
   std::optional<std::pair<int, int64_t>> resume_point_;
 };
 

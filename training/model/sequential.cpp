@@ -94,8 +94,8 @@ void Sequential::build(const std::vector<Shape>& input_shapes) {
   build_symbolically();
 }
 
-void Sequential::forget_build(const std::vector<const layers::Layer*>& keep) {
-  Model::forget_build(keep);
+void Sequential::unbuild() {
+  Model::unbuild();
   if (input_declared_) return;
   input_spec_.reset();
   output_specs_.clear();

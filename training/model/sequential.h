@@ -26,8 +26,6 @@ class Sequential : public Model {
   std::string input_name(size_t i) const override;
 
   void build(const std::vector<Shape>& input_shapes) override;
-  // Also forgets an input shape taken from the first call (not one an Input or input_shape gave).
-  void forget_build(const std::vector<const layers::Layer*>& keep) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs,
                            const layers::CallContext& context) override;
   std::vector<Tensor> compute_mask(const std::vector<Tensor>& inputs,
@@ -38,6 +36,9 @@ class Sequential : public Model {
 
  protected:
   std::vector<SummaryRow> summary_rows() const override;
+  // Also forgets an input shape taken from the trial's shapes (not one an Input or input_shape
+  // gave).
+  void unbuild() override;
 
  private:
   // Runs the layers symbolically from the input spec, building them and recording shapes.

@@ -1,157 +1,52 @@
 #include "kiln/training/model/trainer.h"
 
-#include <set>
 #include <string>
 
 #include "kiln/framework/autodiff/grad.h"
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/distributed/communicator.h"
 #include "kiln/framework/ops/dispatch.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/call_losses.h"
-#include "kiln/losses/registry.h"
+#include "kiln/layers/trial_build.h"
 #include "kiln/optimizers/loss_scale_optimizer.h"
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/distribute/batch_shard.h"
 #include "kiln/training/distribute/gradient_buckets.h"
 #include "kiln/training/distribute/replica_updates.h"
 #include "kiln/training/distribute/strategy.h"
-#include "kiln/training/metrics/reduction_metrics.h"
-#include "kiln/training/metrics/registry.h"
 #include "kiln/training/model/model.h"
+#include "kiln/training/model/step_signature.h"
 
 namespace kiln {
 namespace {
 
-// The signature a step is traced for: each tensor as given, but any batch size, and any size
-// on the axes where `declared[i]` (the model's input or output spec the tensor goes with) has
-// an unknown dim: a model declared on Input({-1}) takes sequences of every length in one trace.
-// On the tensors' device.
-std::vector<TensorSpec> step_specs(const std::vector<Tensor>& tensors,
-                                   const std::vector<TensorMeta>& declared) {
-  std::vector<TensorSpec> specs;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    std::vector<int64_t> dims = tensors[i].shape().dims();
-    if (!dims.empty()) dims[0] = -1;
-    if (i < declared.size()) {
-      const Shape& d = declared[i].shape;
-      for (size_t a = 1; a < dims.size() && a < d.dims().size(); ++a)
-        if (d.dims()[a] < 0) dims[a] = -1;
-    }
-    specs.emplace_back(Shape(std::move(dims)), tensors[i].dtype());
-    specs.back().device = tensors[i].device();
-  }
-  return specs;
+std::vector<Shape> shapes_of(const std::vector<Tensor>& tensors) {
+  std::vector<Shape> shapes;
+  for (const Tensor& t : tensors) shapes.push_back(t.shape());
+  return shapes;
 }
 
-std::vector<TensorMeta> metas_of(const std::vector<TensorSpec>& specs) {
+std::vector<TensorMeta> metas_of(const std::vector<Tensor>& tensors) {
   std::vector<TensorMeta> metas;
-  for (const TensorSpec& s : specs) metas.push_back({s.dtype, s.shape, s.device});
+  for (const Tensor& t : tensors) metas.push_back(t.meta());
   return metas;
 }
 
-// The signature of `steps` batches concatenated argument by argument: each argument's specs
-// (as `batch` has that argument's tensors) repeated `steps` times.
-std::vector<TensorSpec> repeated(const std::vector<TensorSpec>& one, const Batch& batch,
-                                 int64_t steps) {
-  std::vector<TensorSpec> out;
-  size_t at = 0;
-  for (const size_t n : {batch.x.size(), batch.y.size(), batch.sample_weight.size()}) {
-    for (int64_t i = 0; i < steps; ++i)
-      out.insert(out.end(), one.begin() + static_cast<std::ptrdiff_t>(at),
-                 one.begin() + static_cast<std::ptrdiff_t>(at + n));
-    at += n;
-  }
-  return out;
-}
-
-// Batch i's tensors of one argument holding `steps` batches' tensors back to back.
-std::vector<Tensor> nth_group(const std::vector<Tensor>& all, int64_t i, int64_t steps) {
-  const auto per = static_cast<int64_t>(all.size()) / steps;
-  return {all.begin() + i * per, all.begin() + (i + 1) * per};
-}
-
-// Output o's mask, or undefined when it has none.
-Tensor mask_of(const std::vector<Tensor>& masks, size_t o) {
-  return o < masks.size() ? masks[o] : Tensor();
-}
-
-// A metric's log name, Keras's way: `prefix name`, or where that is taken `prefix name_1`, ... for
-// a second metric of the name and `prefix weighted_name` for a weighted one.
-std::string unique_metric_name(const std::string& prefix, const std::string& name, bool weighted,
-                               std::set<std::string>& taken) {
-  std::string base = prefix + name;
-  if (taken.contains(base) && weighted) base = prefix + "weighted_" + name;
-  std::string unique = base;
-  for (int k = 1; taken.contains(unique); ++k) unique = base + "_" + std::to_string(k);
-  taken.insert(unique);
-  return unique;
-}
-
-// Keras applies an output's mask to metrics as a sample weight: masked steps weigh 0.
-Tensor masked_weight(const Tensor& sample_weight, const Tensor& mask) {
-  if (!mask.defined()) return sample_weight;
-  const Tensor weight = ops::cast(mask, DType::f32);
-  if (!sample_weight.defined()) return weight;
-  Tensor per_sample = ops::cast(sample_weight, DType::f32);
-  while (per_sample.rank() < weight.rank())
-    per_sample = ops::expand_dims(per_sample, per_sample.rank());
-  return weight * per_sample;
-}
-
-// The dtype a batch tensor enters the steps as: the declared one (the model input's, or for
-// targets and weights the prediction's: the loss dtype) where it is of the same kind, integer or
-// float, else the first batch's. Integer labels of a float prediction stay integers.
-DType boundary_dtype(const Tensor& first, const TensorMeta* declared) {
-  if (declared != nullptr && is_floating(first.dtype()) == is_floating(declared->dtype))
-    return declared->dtype;
-  return first.dtype();
-}
-
-// Which boundary casts a call makes: all, or only those to a dtype no wider than the tensor's.
-// Those go before the copy to the device (fewer bytes move, and an int64 range check reads
-// host memory); the rest after it (uint8 images move as bytes).
-enum class Casts { all, no_wider };
-
-// Each tensor cast to its position's dtype, so int64 token ids after int32 ones (or float64
-// features for a float32 model) reuse the trace instead of starting another. A cast that would
-// lose values (floats into an integer input) is left to the step, which reports it.
-std::vector<Tensor> cast_at_boundary(const std::vector<Tensor>& tensors,
-                                     const std::vector<DType>& dtypes, const std::string& what,
-                                     Casts casts = Casts::all) {
-  std::vector<Tensor> out = tensors;
-  for (size_t i = 0; i < out.size() && i < dtypes.size(); ++i) {
-    if (!out[i].defined() || out[i].dtype() == dtypes[i] ||
-        refuse_boundary_cast(out[i].dtype(), dtypes[i], /*allow_float_narrowing=*/true))
-      continue;
-    if (casts == Casts::all || dtype_size(dtypes[i]) <= dtype_size(out[i].dtype()))
-      out[i] = boundary_cast(out[i], dtypes[i], what + " " + std::to_string(i));
-  }
-  return out;
-}
-
-std::vector<Tensor> to_device(const std::vector<Tensor>& tensors, const Device& device) {
-  std::vector<Tensor> out;
-  out.reserve(tensors.size());
-  for (const Tensor& t : tensors) out.push_back(t.defined() ? t.to(device) : t);
-  return out;
-}
-
-Batch to_device(const Batch& batch, const Device& device) {
-  return {to_device(batch.x, device), to_device(batch.y, device),
-          to_device(batch.sample_weight, device)};
-}
-
-losses::LossPtr resolve(const LossArg& arg) {
-  return arg.loss ? arg.loss : losses::get(arg.name);
-}
-
 }  // namespace
+
+struct Trainer::Plan {
+  BoundaryDTypes dtypes;
+  std::vector<Shape> x_shapes;        // the first batch's inputs, which build the model
+  std::vector<TensorSpec> x_specs;    // the predict step's signature
+  std::vector<TensorSpec> signature;  // the train and test steps'
+  CompiledMetrics::Resolved metrics;
+};
 
 Trainer::Trainer(Model& model, CompileOptions options, Device device)
     : model_(model),
       options_(std::move(options)),
       device_(device),
+      loss_(options_, model),
       replicas_(options_.strategy, device_) {
   const DeviceScope scope(device_);
   optimizer_ = options_.optimizer.optimizer ? options_.optimizer.optimizer
@@ -162,17 +57,6 @@ Trainer::Trainer(Model& model, CompileOptions options, Device device)
     optimizer_ = std::make_shared<optimizers::LossScaleOptimizer>(optimizer_);
   KILN_CHECK(options_.steps_per_execution >= 1, "compile: steps_per_execution must be >= 1, got ",
              options_.steps_per_execution);
-  const size_t outputs = model_.num_outputs();
-  if (!options_.losses.empty()) {
-    KILN_CHECK(options_.losses.size() == outputs, "compile: model '", model_.name(), "' has ",
-               outputs, " outputs but ", options_.losses.size(), " losses were given");
-    for (const LossArg& l : options_.losses) losses_.push_back(resolve(l));
-  } else if (!options_.loss.empty()) {
-    losses_.assign(outputs, resolve(options_.loss));
-  }
-  KILN_CHECK(options_.loss_weights.empty() || options_.loss_weights.size() == outputs,
-             "compile: ", options_.loss_weights.size(), " loss_weights for ", outputs, " outputs");
-  loss_tracker_ = std::make_shared<metrics::Mean>("loss");
   // Eager steps would run the model's C++ code on every replica's thread at once.
   KILN_CHECK(!replicas_.threaded() || !options_.run_eagerly,
              "compile: ", options_.strategy->class_name(),
@@ -202,61 +86,93 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
   return o;
 }
 
-void Trainer::prepare(const Batch& host_batch) {
-  if (!steps_.empty()) return;
+void Trainer::prepare(const Batch& host_batch, const Batch* validation) {
   const DeviceScope scope(device_);
+  if (!steps_.empty()) {
+    if (validation != nullptr)
+      (void)check_batch(batch_on_device(*validation, dtypes_, device_), "fit (validation_data)");
+    return;
+  }
   KILN_CHECK(model_.compiled(), "model '", model_.name(),
              "' is not compiled: call compile() before fit, evaluate or train_on_batch");
-  KILN_CHECK(!losses_.empty(), "model '", model_.name(),
+  KILN_CHECK(loss_.outputs() > 0, "model '", model_.name(),
              "' was compiled without a loss; fit and evaluate need one");
-  KILN_CHECK(host_batch.y.size() == losses_.size(), "model '", model_.name(), "' has ",
-             losses_.size(), " outputs but the data has ", host_batch.y.size(), " targets");
-  const Batch given = to_device(host_batch, device_);
-  // Build outside any trace: weights and optimizer slots are created once, here.
-  prepare_predict(given.x);  // also fixes predict's signature
-  const std::vector<Tensor> probe = predict_on(given.x, 0);
-  const std::vector<TensorSpec> x_specs =
-      step_specs(cast_at_boundary(given.x, x_dtypes_, "input"), model_.input_specs());
-  const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(x_specs));
-  for (size_t o = 0; o < given.y.size(); ++o)
-    y_dtypes_.push_back(boundary_dtype(given.y[o], &outputs[o]));
-  for (const Tensor& w : given.sample_weight)
-    weight_dtypes_.push_back(boundary_dtype(w, &outputs[0]));
-  const Batch batch = on_device(given, device_);
-  check_targets(batch, probe);
+  Plan plan = this->plan(to_device(host_batch, device_), validation);
+  // Every check passed: the state is made now, outside any trace, so the weights and the
+  // optimizer's slots are created once.
+  build_model(plan.x_shapes, plan.x_specs);
+  if (predict_steps_.empty()) make_predict_steps(plan.dtypes.x, plan.x_specs);
+  dtypes_ = std::move(plan.dtypes);
   optimizer_->build(model_.trainable_weights());
-
-  const bool several = batch.y.size() > 1;
-  result_names_ = {"loss"};
-  std::set<std::string> taken;
-  for (const bool weighted : {false, true}) {
-    for (const MetricArg& arg : weighted ? options_.weighted_metrics : options_.metrics) {
-      for (size_t o = 0; o < batch.y.size(); ++o) {
-        metrics::MetricPtr m = arg.metric && o == 0
-                                   ? arg.metric
-                                   : metrics::get(arg.metric ? arg.metric->name() : arg.name,
-                                                  batch.y[o].shape(), probe[o].shape());
-        const std::string prefix = several ? model_.output_name(o) + "_" : "";
-        result_names_.push_back(unique_metric_name(prefix, m->name(), weighted, taken));
-        metrics_.push_back({o, std::move(m), weighted});
-      }
-    }
-  }
-
-  // Targets (and sample weights) vary where the predictions they go with do.
-  std::vector<TensorSpec> signature = x_specs;
-  for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
-    signature.insert(signature.end(), specs.begin(), specs.end());
-  FunctionOptions train_options =
-      step_options("train_step", std::move(signature), {"x", "y", "sample_weight"});
+  metrics_.set(std::move(plan.metrics));
+  const FunctionOptions train_options =
+      step_options("train_step", std::move(plan.signature), {"x", "y", "sample_weight"});
   for (int r = 0; r < replicas_.local_count(); ++r) {
     // Each replica's steps take its shards on its device.
     FunctionOptions options = train_options;
     if (options.input_signature)
       for (TensorSpec& spec : *options.input_signature) spec.device = replicas_.device(r);
-    steps_.push_back(make_steps(options, batch));
+    steps_.push_back(make_steps(options, host_batch));
   }
   broadcast_state();
+}
+
+Trainer::Plan Trainer::plan(const Batch& given, const Batch* validation) const {
+  const layers::TrialBuild trial;
+  Plan p;
+  p.x_shapes = shapes_of(given.x);
+  if (!model_.built()) model_.build_from(p.x_shapes);
+  std::tie(p.dtypes.x, p.x_specs) = input_plan(given.x);
+  // Targets (and sample weights) vary where the predictions they go with do.
+  const std::vector<TensorMeta> outputs = model_.compute_output_spec(metas_of(p.x_specs));
+  for (size_t o = 0; o < given.y.size() && o < outputs.size(); ++o)
+    p.dtypes.y.push_back(boundary_dtype(given.y[o], &outputs[o]));
+  for (const Tensor& w : given.sample_weight)
+    p.dtypes.sample_weight.push_back(boundary_dtype(w, &outputs[0]));
+  const Batch batch = batch_on_device(given, p.dtypes, device_);
+  const std::vector<TensorMeta> predictions = check_batch(batch, "");
+  if (validation != nullptr)
+    (void)check_batch(batch_on_device(*validation, p.dtypes, device_), "fit (validation_data)");
+  std::vector<Shape> targets = shapes_of(batch.y);
+  std::vector<Shape> predicted;
+  for (const TensorMeta& m : predictions) predicted.push_back(m.shape);
+  p.metrics = CompiledMetrics::resolve(options_, model_, targets, predicted);
+  p.signature = p.x_specs;
+  for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
+    p.signature.insert(p.signature.end(), specs.begin(), specs.end());
+  return p;
+}
+
+std::pair<std::vector<DType>, std::vector<TensorSpec>> Trainer::input_plan(
+    const std::vector<Tensor>& x) const {
+  const std::vector<TensorMeta> declared = model_.input_specs();
+  std::vector<DType> dtypes = dtypes_.x;
+  if (predict_steps_.empty()) {
+    dtypes.clear();
+    for (size_t i = 0; i < x.size(); ++i)
+      dtypes.push_back(boundary_dtype(x[i], i < declared.size() ? &declared[i] : nullptr));
+  }
+  std::vector<TensorSpec> signature = step_specs(inputs_cast(x, dtypes), declared);
+  return {std::move(dtypes), std::move(signature)};
+}
+
+std::vector<TensorMeta> Trainer::check_batch(const Batch& batch, std::string_view call) const {
+  const std::string prefix = call.empty() ? "" : std::string(call) + ": ";
+  KILN_CHECK(batch.y.size() == loss_.outputs(), prefix, "model '", model_.name(), "' has ",
+             loss_.outputs(), " outputs but the data has ", batch.y.size(), " targets");
+  const std::vector<TensorMeta> predictions = model_.compute_output_spec(metas_of(batch.x));
+  try {
+    loss_.check_targets(batch, predictions);
+  } catch (const Error& e) {
+    throw Error(prefix + e.what());
+  }
+  return predictions;
+}
+
+void Trainer::build_model(const std::vector<Shape>& shapes, const std::vector<TensorSpec>& specs) {
+  if (!model_.built()) model_.build_from(shapes);
+  // A subclassed model's layers build on their first call: a symbolic one builds them here.
+  (void)model_.compute_output_spec(metas_of(specs));
 }
 
 Trainer::ReplicaSteps Trainer::make_steps(const FunctionOptions& train_options,
@@ -297,8 +213,8 @@ Trainer::ReplicaSteps Trainer::make_steps(const FunctionOptions& train_options,
         const std::vector<Tensor> predictions =
             model_(x, layers::CallContext{.training = false, .masks = {}});
         const std::vector<Tensor> masks = model_.output_masks();
-        return update_metrics(total_loss(y, predictions, sw, masks, added.total()), y, predictions,
-                              sw, masks);
+        return metrics_.update(loss_(y, predictions, sw, masks, added.total()), y, predictions, sw,
+                               masks);
       },
       test_options);
   return steps;
@@ -324,7 +240,7 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
         const layers::CallLosses added;
         predictions = model_(x, layers::CallContext{.training = true, .masks = {}});
         masks = model_.output_masks();
-        loss = total_loss(y, predictions, sample_weight, masks, added.total());
+        loss = loss_(y, predictions, sample_weight, masks, added.total());
         return optimizer_->scale_loss(loss);
       },
       variables);
@@ -335,68 +251,28 @@ std::vector<Tensor> Trainer::train_step_body(const std::vector<Tensor>& x,
     distribute::average_updates_over_replicas(moving, moving_before, rows);
   }
   optimizer_->apply_gradients(grads, variables);
-  return update_metrics(loss, y, predictions, sample_weight, masks);
+  return metrics_.update(loss, y, predictions, sample_weight, masks);
 }
 
-void Trainer::check_batch(const Batch& given, std::string_view call) const {
-  KILN_CHECK(given.y.size() == losses_.size(), call, ": model '", model_.name(), "' has ",
-             losses_.size(), " outputs but the data has ", given.y.size(), " targets");
-  const DeviceScope scope(device_);
-  const Batch batch = on_device(given, device_);
-  std::vector<TensorMeta> x;
-  for (const Tensor& t : batch.x) x.push_back(t.meta());
-  std::vector<Tensor> predictions;
-  for (const TensorMeta& m : model_.compute_output_spec(x))
-    predictions.push_back(Tensor::symbolic(m));
-  try {
-    check_targets(batch, predictions);
-  } catch (const Error& e) {
-    throw Error(std::string(call) + ": " + e.what());
-  }
-}
-
-void Trainer::check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const {
-  const auto symbolic = [](const Tensor& t) {
-    return t.defined() ? Tensor::symbolic(t.meta()) : Tensor();
-  };
-  const Tensor sw = batch.sample_weight.empty() ? Tensor() : symbolic(batch.sample_weight[0]);
-  for (size_t o = 0; o < losses_.size(); ++o) {
-    try {
-      (void)(*losses_[o])(symbolic(batch.y[o]), symbolic(predictions[o]), sw, Tensor());
-    } catch (const SymbolicValueError&) {
-      // A loss that reads values (a custom one, for a model run eagerly) cannot be checked from
-      // shapes; its first step checks it.
-    } catch (const Error& e) {
-      throw Error("model '" + model_.name() + "': target " + describe(batch.y[o].meta()) +
-                  " does not fit output '" + model_.output_name(o) + "' " +
-                  describe(predictions[o].meta()) + " under its loss: " + e.what());
-    }
-  }
-}
-
-void Trainer::forget_train_steps() {
-  steps_.clear();
-  metrics_.clear();
-  result_names_.clear();
-  y_dtypes_.clear();
-  weight_dtypes_.clear();
-}
-
-void Trainer::forget_predict_step() {
-  predict_steps_.clear();
-  x_dtypes_.clear();
-}
-
-void Trainer::prepare_predict(const std::vector<Tensor>& given) {
+void Trainer::prepare_predict(const std::vector<Tensor>& host_x) {
   if (!predict_steps_.empty()) return;
-  std::vector<Shape> shapes;
-  for (const Tensor& t : given) shapes.push_back(t.shape());
-  if (!model_.built()) model_.build_from(shapes);
-  const std::vector<TensorMeta> declared = model_.input_specs();
-  for (size_t i = 0; i < given.size(); ++i)
-    x_dtypes_.push_back(boundary_dtype(given[i], i < declared.size() ? &declared[i] : nullptr));
-  const std::vector<TensorSpec> signature =
-      step_specs(cast_at_boundary(given, x_dtypes_, "input"), model_.input_specs());
+  const std::vector<Tensor> given = to_device(host_x, device_);  // beside the weights
+  std::vector<Shape> shapes = shapes_of(given);
+  std::pair<std::vector<DType>, std::vector<TensorSpec>> plan;
+  {
+    // The model on the inputs' shapes, building nothing: a refused batch leaves nothing behind.
+    const layers::TrialBuild trial;
+    if (!model_.built()) model_.build_from(shapes);
+    plan = input_plan(given);
+    (void)model_.compute_output_spec(metas_of(inputs_cast(given, plan.first)));
+  }
+  build_model(shapes, plan.second);
+  make_predict_steps(std::move(plan.first), plan.second);
+}
+
+void Trainer::make_predict_steps(std::vector<DType> x_dtypes,
+                                 const std::vector<TensorSpec>& signature) {
+  dtypes_.x = std::move(x_dtypes);
   for (int r = 0; r < replicas_.local_count(); ++r) {
     FunctionOptions options = step_options("predict_step", signature, {"x"});
     if (options.input_signature)
@@ -415,68 +291,18 @@ void Trainer::prepare_predict(const std::vector<Tensor>& given) {
   }
 }
 
-Tensor Trainer::total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
-                           const std::vector<Tensor>& sample_weight,
-                           const std::vector<Tensor>& masks, const Tensor& added_loss) const {
-  const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
-  Tensor total;
-  for (size_t o = 0; o < losses_.size(); ++o) {
-    Tensor l = (*losses_[o])(y[o], predictions[o], sw, mask_of(masks, o));
-    if (!options_.loss_weights.empty()) l = l * options_.loss_weights[o];
-    total = total.defined() ? total + l : l;
-  }
-  // A replica's activity penalties are on its rows only: the replicas' sum is one device's.
-  if (added_loss.defined()) total = total + ops::cast(added_loss, total.dtype());
-  Tensor penalty = model_.regularization_loss();
-  if (!penalty.defined()) return total;
-  // Each replica adds its share: the replicas' losses sum to one penalty, as one device's.
-  const int replicas = distributed::replica_context().count;
-  if (replicas > 1) penalty = penalty * (1.0 / replicas);
-  return total + ops::cast(penalty, total.dtype());
-}
-
-std::vector<Tensor> Trainer::update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
-                                            const std::vector<Tensor>& predictions,
-                                            const std::vector<Tensor>& sample_weight,
-                                            const std::vector<Tensor>& masks) {
-  const bool several = distributed::replica_context().count > 1;
-  const std::vector<Variable> synced = several ? metric_variables() : std::vector<Variable>{};
-  const std::vector<Tensor> before = distribute::values_before(synced);
-  // The loss tracker averages batch losses weighted by batch size, as Keras's does.
-  const Tensor batch_size = ops::size_of(y[0], {0}, DType::f32);
-  if (several) {
-    // A replica's loss is its share of the global batch's: weighed as the global batch's loss
-    // times the replica's rows / the global rows, the replicas' updates add up to one device's.
-    const Tensor global_size = distributed::global_sum(batch_size);
-    loss_tracker_->update_values(ops::stop_gradient(loss) * global_size /
-                                     ops::maximum(batch_size, ops::ones_like(batch_size)),
-                                 batch_size);
-  } else {
-    loss_tracker_->update_values(ops::stop_gradient(loss), batch_size);
-  }
-  const Tensor sw = sample_weight.empty() ? Tensor() : sample_weight[0];
-  for (const CompiledMetric& m : metrics_) {
-    const Tensor mask = mask_of(masks, m.output);
-    m.metric->update_state(y[m.output], predictions[m.output],
-                           m.weighted ? masked_weight(sw, mask) : masked_weight(Tensor(), mask));
-  }
-  distribute::sum_updates_over_replicas(synced, before);
-  std::vector<Tensor> results{loss_tracker_->result()};
-  for (const CompiledMetric& m : metrics_) results.push_back(m.metric->result());
-  return results;
-}
-
 Logs Trainer::logs_from(const std::vector<Tensor>& results) const {
   Logs logs;
   if (device_.is_cpu()) {
-    for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = results[i].item<double>();
+    for (size_t i = 0; i < results.size(); ++i)
+      logs[metrics_.names()[i]] = results[i].item<double>();
     return logs;
   }
   // One copy to the host for all of them: each copy from a GPU waits for its stream.
   std::vector<Tensor> values;
   for (const Tensor& r : results) values.push_back(ops::reshape(ops::cast(r, DType::f64), {1}));
   const std::vector<double> host = ops::concat(values, 0).to_vector<double>();
-  for (size_t i = 0; i < results.size(); ++i) logs[result_names_[i]] = host[i];
+  for (size_t i = 0; i < results.size(); ++i) logs[metrics_.names()[i]] = host[i];
   return logs;
 }
 
@@ -492,23 +318,7 @@ void Trainer::broadcast_state() const {
   std::vector<Variable> state = model_.weights();
   for (const auto& group : {model_.random_states(), optimizer_->variables()})
     state.insert(state.end(), group.begin(), group.end());
-  replicas_.broadcast(state, metric_variables());
-}
-
-std::vector<Variable> Trainer::metric_variables() const {
-  std::vector<Variable> out = loss_tracker_->variables();
-  for (const CompiledMetric& m : metrics_)
-    out.insert(out.end(), m.metric->variables().begin(), m.metric->variables().end());
-  return out;
-}
-
-Batch Trainer::on_device(const Batch& batch, const Device& device) const {
-  const auto cast = [this](const Batch& b, Casts casts) {
-    return Batch{cast_at_boundary(b.x, x_dtypes_, "input", casts),
-                 cast_at_boundary(b.y, y_dtypes_, "target", casts),
-                 cast_at_boundary(b.sample_weight, weight_dtypes_, "sample_weight", casts)};
-  };
-  return cast(to_device(cast(batch, Casts::no_wider), device), Casts::all);
+  replicas_.broadcast(state, metrics_.variables());
 }
 
 Logs Trainer::train_batch(const Batch& given) {
@@ -521,13 +331,12 @@ std::vector<Tensor> Trainer::train_step(const Batch& given) {
   std::vector<Tensor> results;
   replicas_.run(
       [&](int r) {
-        const Batch batch = on_device(shard(given), replicas_.device(r));
+        const Batch batch = batch_on_device(shard(given), dtypes_, replicas_.device(r));
         std::vector<Tensor> out =
             (*steps_[static_cast<size_t>(r)].train)(batch.x, batch.y, batch.sample_weight);
         if (r == 0) results = std::move(out);
       },
       functions_run_eagerly());
-  ++steps_run_;
   return results;
 }
 
@@ -546,7 +355,7 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
       [&](int r) {
         Batch all;
         for (const Batch& given : batches) {
-          const Batch b = on_device(shard(given), replicas_.device(r));
+          const Batch b = batch_on_device(shard(given), dtypes_, replicas_.device(r));
           all.x.insert(all.x.end(), b.x.begin(), b.x.end());
           all.y.insert(all.y.end(), b.y.begin(), b.y.end());
           all.sample_weight.insert(all.sample_weight.end(), b.sample_weight.begin(),
@@ -557,7 +366,6 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
         if (r == 0) results = std::move(out);
       },
       functions_run_eagerly());
-  ++steps_run_;
   return results;
 }
 
@@ -567,13 +375,12 @@ Logs Trainer::test_batch(const Batch& given) {
   std::vector<Tensor> results;
   replicas_.run(
       [&](int r) {
-        const Batch batch = on_device(shard(given), replicas_.device(r));
+        const Batch batch = batch_on_device(shard(given), dtypes_, replicas_.device(r));
         std::vector<Tensor> out =
             (*steps_[static_cast<size_t>(r)].test)(batch.x, batch.y, batch.sample_weight);
         if (r == 0) results = std::move(out);
       },
       functions_run_eagerly());
-  ++steps_run_;
   return logs_from(results);
 }
 
@@ -583,31 +390,26 @@ std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
   std::vector<Tensor> out = replicas_.predict_by_rows(
       x, [this](const std::vector<Tensor>& rows, int r) { return predict_on(rows, r); }, device_,
       functions_run_eagerly());
-  ++steps_run_;
   return out;
 }
 
 std::vector<Tensor> Trainer::predict_on(const std::vector<Tensor>& given, int replica) {
-  const Device& device = replicas_.device(replica);
-  const std::vector<Tensor> x =
-      to_device(cast_at_boundary(given, x_dtypes_, "input", Casts::no_wider), device);
-  return (*predict_steps_[static_cast<size_t>(replica)])(cast_at_boundary(x, x_dtypes_, "input"));
+  return (*predict_steps_[static_cast<size_t>(replica)])(
+      inputs_on_device(given, dtypes_.x, replicas_.device(replica)));
 }
 
 void Trainer::reset_metrics() {
-  loss_tracker_->reset_state();
-  for (const CompiledMetric& m : metrics_) m.metric->reset_state();
+  metrics_.reset();
 }
 
 std::vector<Variable> Trainer::state_variables() const {
   std::vector<Variable> out = optimizer_->variables();
-  std::vector<metrics::MetricPtr> metrics{loss_tracker_};
+  // The metric objects the user gave, before prepare takes them.
   for (const bool weighted : {false, true})
     for (const MetricArg& arg : weighted ? options_.weighted_metrics : options_.metrics)
-      if (arg.metric) metrics.push_back(arg.metric);
-  for (const CompiledMetric& m : metrics_) metrics.push_back(m.metric);
-  for (const metrics::MetricPtr& m : metrics)
-    out.insert(out.end(), m->variables().begin(), m->variables().end());
+      if (arg.metric)
+        out.insert(out.end(), arg.metric->variables().begin(), arg.metric->variables().end());
+  for (const Variable& v : metrics_.variables()) out.push_back(v);
   return out;
 }
 

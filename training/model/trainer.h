@@ -10,29 +10,24 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kiln/engine/function/function.h"
 #include "kiln/framework/distributed/replica_context.h"
-#include "kiln/losses/loss.h"
 #include "kiln/optimizers/optimizer.h"
 #include "kiln/training/callbacks/callback.h"
 #include "kiln/training/distribute/replicas.h"
-#include "kiln/training/metrics/metric.h"
-#include "kiln/training/metrics/reduction_metrics.h"
+#include "kiln/training/model/batch.h"
 #include "kiln/training/model/compile_options.h"
+#include "kiln/training/model/compiled_loss.h"
+#include "kiln/training/model/compiled_metrics.h"
+#include "kiln/training/model/step_boundary.h"
 
 namespace kiln {
 
 class Model;
-
-// One batch as the steps take it: the model's inputs, its targets (one per output) and optional
-// per-sample weights (empty or one tensor).
-struct Batch {
-  std::vector<Tensor> x;
-  std::vector<Tensor> y;
-  std::vector<Tensor> sample_weight;
-};
 
 using StepFunction =
     Function<std::vector<Tensor>(std::vector<Tensor>, std::vector<Tensor>, std::vector<Tensor>)>;
@@ -62,25 +57,15 @@ class Trainer {
   std::vector<Tensor> predict_batch(const std::vector<Tensor>& x);
   // Zeroes the loss tracker and metrics (at the start of each epoch and evaluation).
   void reset_metrics();
-  // Before the first step: builds the model and optimizer, resolves metrics against the first
-  // batch's shapes, and fixes the steps' signatures (compile's step_shapes). The steps call it;
-  // fit calls it before its callbacks start, so they may restore weights and optimizer state.
-  void prepare(const Batch& batch);
-  // After prepare: refuses a batch whose targets do not fit the outputs under the losses, as
-  // prepare does for the first training batch, from shapes alone, naming `call`. fit checks its
-  // validation data so before training, not after the first epoch.
-  void check_batch(const Batch& given, std::string_view call) const;
-
-  // What CallUndo (training/model/call_undo.h) reads and puts back for a call that failed before
-  // running a step: whether the steps exist, how many steps ran (train, test and predict steps a
-  // model's calls asked for, not prepare's probe), and the steps' forgetting.
-  bool train_steps_ready() const { return !steps_.empty(); }
-  bool predict_step_ready() const { return !predict_steps_.empty(); }
-  uint64_t steps_run() const { return steps_run_; }
-  // Back to what compile() set up: no train or test steps, metrics or target dtypes.
-  void forget_train_steps();
-  // No predict step and input dtypes.
-  void forget_predict_step();
+  // Before the first step, in two phases. First every check, on the first batch's shapes alone:
+  // the model's outputs for its inputs (on symbolic weights where it is not built yet:
+  // layers/trial_build.h), the targets under the losses, the metrics that fit them and, where
+  // given, a `validation` batch (fit's validation_data) likewise. A batch that fails is refused
+  // then, naming the call, and nothing is left behind. Then, all having passed: the model is
+  // built, the optimizer's slots made, the metrics taken and the steps' signatures fixed
+  // (compile's step_shapes). The steps call it; fit calls it before its callbacks start, so they
+  // may restore weights and optimizer state.
+  void prepare(const Batch& batch, const Batch* validation = nullptr);
 
   const Device& device() const { return device_; }
   // This process's (first) replica of compile's strategy ({0, 1} without one).
@@ -104,13 +89,25 @@ class Trainer {
   const StepFunction* train_function() const;
 
  private:
+  // What prepare's checks found, for its second phase.
+  struct Plan;
+  // prepare's first phase, inside a trial build.
+  Plan plan(const Batch& batch, const Batch* validation) const;
+  // The dtypes the inputs enter the steps as, and the predict step's signature.
+  std::pair<std::vector<DType>, std::vector<TensorSpec>> input_plan(
+      const std::vector<Tensor>& x) const;
+  // Refuses a batch whose targets do not fit the outputs under the losses, from shapes alone,
+  // naming `call`; returns the outputs' specs.
+  std::vector<TensorMeta> check_batch(const Batch& batch, std::string_view call) const;
+  // Builds what a model not yet built (from the first batch's `shapes`), or a subclassed model's
+  // layers, lacks for inputs of `specs`, outside any trace: the weights exist before the
+  // optimizer builds its slots.
+  void build_model(const std::vector<Shape>& shapes, const std::vector<TensorSpec>& specs);
+  // Checks, then makes the predict steps for inputs like `x` (before the first predict).
   void prepare_predict(const std::vector<Tensor>& x);
-  // Replica `replica`'s predict step on `x`, which it copies to the replica's device (prepare's
-  // probe: replica 0's, not counted as a step).
+  void make_predict_steps(std::vector<DType> x_dtypes, const std::vector<TensorSpec>& signature);
+  // Replica `replica`'s predict step on `x`, which it copies to the replica's device.
   std::vector<Tensor> predict_on(const std::vector<Tensor>& x, int replica);
-  // The losses on symbolic targets and predictions of the first batch's shapes: a target that
-  // does not fit its output is refused before any state is made or callback runs.
-  void check_targets(const Batch& batch, const std::vector<Tensor>& predictions) const;
   // A step's function options: `signature` (the model's unknown dims and any batch size) or
   // none, as compile's step_shapes says.
   FunctionOptions step_options(std::string name, std::vector<TensorSpec> signature,
@@ -123,55 +120,30 @@ class Trainer {
   // The train step's work, traced into train_step_ once and into train_steps_ once per step.
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
                                       const std::vector<Tensor>& sample_weight);
-  // masks: the model's output masks (Model::output_masks); masked positions count in neither
-  // the loss nor the metrics. added_loss: the losses the forward pass added (layers::CallLosses:
-  // activity regularizers), undefined for none.
-  Tensor total_loss(const std::vector<Tensor>& y, const std::vector<Tensor>& predictions,
-                    const std::vector<Tensor>& sample_weight, const std::vector<Tensor>& masks,
-                    const Tensor& added_loss) const;
-  std::vector<Tensor> update_metrics(const Tensor& loss, const std::vector<Tensor>& y,
-                                     const std::vector<Tensor>& predictions,
-                                     const std::vector<Tensor>& sample_weight,
-                                     const std::vector<Tensor>& masks);
   // The rows of a global batch for the replica this thread computes for (the whole batch with
   // one replica).
   Batch shard(const Batch& batch) const;
   // After the first build: every replica takes rank 0's weights and optimizer state (replicas in
   // this process: a copy of every variable the steps update).
   void broadcast_state() const;
-  // The loss tracker's and metrics' variables, which the replicas keep alike.
-  std::vector<Variable> metric_variables() const;
-  // The batch on `device`, cast to the dtypes the steps were first traced for (x_dtypes_, ...)
-  // on whichever side of the copy moves fewer bytes.
-  Batch on_device(const Batch& batch, const Device& device) const;
 
   Model& model_;
   CompileOptions options_;
   Device device_;
   optimizers::OptimizerPtr optimizer_;
-  std::vector<losses::LossPtr> losses_;  // one per output
-  std::shared_ptr<metrics::Mean> loss_tracker_;
-  struct CompiledMetric {
-    size_t output;
-    metrics::MetricPtr metric;
-    bool weighted;  // from weighted_metrics: takes the sample weights
-  };
-  std::vector<CompiledMetric> metrics_;
-  std::vector<std::string> result_names_;  // "loss", then metric names
+  CompiledLoss loss_;
+  CompiledMetrics metrics_;
   struct ReplicaSteps {
     std::unique_ptr<StepFunction> train;
     std::unique_ptr<StepFunction> train_many;  // steps_per_execution > 1: batches concatenated
     std::unique_ptr<StepFunction> test;
   };
   std::vector<ReplicaSteps> steps_;  // one per replica this process runs; none before prepare
-  // One per replica this process runs; none before the first predict (or fit's probe).
+  // One per replica this process runs; none before the first predict (or fit's prepare).
   std::vector<std::unique_ptr<PredictFunction>> predict_steps_;
   // Each batch tensor's dtype inside the steps: inputs the model's declared dtypes, float targets
   // and weights the predictions' dtype, others as in the first batch.
-  std::vector<DType> x_dtypes_;
-  std::vector<DType> y_dtypes_;
-  std::vector<DType> weight_dtypes_;
-  uint64_t steps_run_ = 0;
+  BoundaryDTypes dtypes_;
   // Data parallelism (compile's strategy): where each replica's steps run.
   distribute::Replicas replicas_;
   // Replicas trace one at a time: tracing runs the model's C++ code, which is not shared-safe

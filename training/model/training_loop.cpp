@@ -11,7 +11,6 @@
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/training/callbacks/progbar_logger.h"
-#include "kiln/training/model/call_undo.h"
 #include "kiln/training/model/device_choice.h"
 #include "kiln/training/model/epoch_batches.h"
 #include "kiln/training/model/model.h"
@@ -113,6 +112,15 @@ datasets::Dataset tensors_dataset(const std::vector<Tensor>& x, const std::vecto
   return datasets::Dataset::from_tensor_slices(components);
 }
 
+// fit's validation data as batches: validation_data's tensors, else validation_dataset (or none).
+std::optional<datasets::Dataset> validation_dataset_of(const FitOptions& options) {
+  if (!options.validation_data) return options.validation_dataset;
+  const ValidationData& v = *options.validation_data;
+  return tensors_dataset(v.x, v.y, v.sample_weight)
+      .batch(options.validation_batch_size > 0 ? options.validation_batch_size
+                                               : options.batch_size);
+}
+
 int64_t steps_of(const datasets::Dataset& d) {
   const int64_t n = d.cardinality();
   return n >= 0 ? n : -1;
@@ -188,14 +196,6 @@ History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, F
   KILN_CHECK(!x.empty() && !y.empty(), "fit needs inputs and targets");
   check_inputs(x, "fit");
   if (options.validation_data) check_inputs(options.validation_data->x, "fit (validation_data)");
-  // The shuffle draws a seed: undone with the rest if the call fails before a step.
-  const bool user_callbacks = !options.callbacks.empty();
-  return CallUndo::run(*this, CallUndo::Kind::training, user_callbacks,
-                       [&] { return fit_tensors(x, y, std::move(options)); });
-}
-
-History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tensor>& y,
-                           FitOptions options) {
   const int64_t n = x[0].dim(0);
   for (const auto* group : {&x, &y})
     for (const Tensor& t : *group)
@@ -227,6 +227,9 @@ History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tenso
     options.class_weight.clear();
   }
   datasets::Dataset data = tensors_dataset(train_x, train_y, sample_weight);
+  // Refused before the shuffle draws its seed, so a refused call leaves the random stream as it
+  // was.
+  prepare_steps(data.batch(options.batch_size), "fit", 0, validation_dataset_of(options));
   if (options.shuffle) {
     const auto seed = static_cast<uint64_t>(random::default_generator().next_stream() ^
                                             random::default_generator().seed());
@@ -236,28 +239,27 @@ History Model::fit_tensors(const std::vector<Tensor>& x, const std::vector<Tenso
   // Consumed here: the Dataset overload refuses them.
   options.validation_split = 0;
   options.sample_weight = Tensor();
-  return fit_dataset(data, std::move(options));
+  return fit(data, std::move(options));
 }
 
 void Model::prepare_for(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
-  // Builds and traces only: no step runs, no existing variable is assigned.
-  CallUndo::run(*this, CallUndo::Kind::inference, false, [&] { prepare_steps(data, call, pass); });
+  prepare_steps(data, call, pass, std::nullopt);
 }
 
-void Model::prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass) {
+void Model::prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass,
+                          const std::optional<datasets::Dataset>& validation) {
   Trainer& t = trainer();
-  if (t.train_function() != nullptr) return;
-  if (std::optional<datasets::Element> first = data.iterator(pass).next())
-    t.prepare(to_batch(*this, *first, true, call));
+  if (t.train_function() != nullptr && !validation) return;
+  const std::optional<datasets::Element> first = data.iterator(pass).next();
+  if (!first) return;
+  std::optional<Batch> validation_batch;
+  if (validation)
+    if (const std::optional<datasets::Element> v = validation->iterator(0).next())
+      validation_batch = to_batch(*this, *v, true, "fit (validation_data)");
+  t.prepare(to_batch(*this, *first, true, call), validation_batch ? &*validation_batch : nullptr);
 }
 
 History Model::fit(const datasets::Dataset& data, FitOptions options) {
-  const bool user_callbacks = !options.callbacks.empty();
-  return CallUndo::run(*this, CallUndo::Kind::training, user_callbacks,
-                       [&] { return fit_dataset(data, std::move(options)); });
-}
-
-History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
   Trainer& t = trainer();
   KILN_CHECK(options.class_weight.empty(),
              "fit: class_weight works with tensors; for a Dataset, add sample weights to it");
@@ -267,12 +269,8 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
   KILN_CHECK(options.validation_freq >= 1, "fit: validation_freq must be at least 1, got ",
              options.validation_freq);
   if (options.validation_data) {
-    const ValidationData& v = *options.validation_data;
-    check_inputs(v.x, "fit (validation_data)");
-    options.validation_dataset =
-        tensors_dataset(v.x, v.y, v.sample_weight)
-            .batch(options.validation_batch_size > 0 ? options.validation_batch_size
-                                                     : options.batch_size);
+    check_inputs(options.validation_data->x, "fit (validation_data)");
+    options.validation_dataset = validation_dataset_of(options);
     options.validation_data.reset();
   }
   const int64_t steps = options.steps_per_epoch > 0 ? options.steps_per_epoch : steps_of(data);
@@ -285,12 +283,10 @@ History Model::fit_dataset(const datasets::Dataset& data, FitOptions options) {
   const bool read_batch_logs = callbacks.read_train_batch_logs();
 
   stop_training = false;
-  // Built before the callbacks start, so one may restore weights and optimizer state.
-  prepare_steps(data, "fit", static_cast<uint64_t>(options.initial_epoch));
-  if (options.validation_dataset)
-    if (std::optional<datasets::Element> first = options.validation_dataset->iterator(0).next())
-      t.check_batch(to_batch(*this, *first, true, "fit (validation_data)"),
-                    "fit (validation_data)");
+  // Checked and built before the callbacks start, so one may restore weights and optimizer
+  // state; validation data that does not fit is refused now, not after the first epoch.
+  prepare_steps(data, "fit", static_cast<uint64_t>(options.initial_epoch),
+                options.validation_dataset);
   resume_point_.reset();
   callbacks.each([](Callback& c) { c.on_train_begin({}); });
   if (resume_point_)
@@ -368,11 +364,9 @@ std::map<std::string, double> Model::evaluate(const std::vector<Tensor>& x,
 std::map<std::string, double> Model::evaluate(const datasets::Dataset& data,
                                               EvaluateOptions options) {
   trainer();
-  return CallUndo::run(*this, CallUndo::Kind::inference, !options.callbacks.empty(), [&] {
-    const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
-    const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
-    return run_test(*this, data, callbacks, options.steps, "evaluate");
-  });
+  const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
+  const CallbackList callbacks(*this, options.callbacks, options.verbose, 1, steps);
+  return run_test(*this, data, callbacks, options.steps, "evaluate");
 }
 
 Tensor Model::predict(const Tensor& x, PredictOptions options) {
@@ -384,12 +378,6 @@ Tensor Model::predict(const Tensor& x, PredictOptions options) {
 
 std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions options) {
   check_inputs(x, "predict");
-  return CallUndo::run(*this, CallUndo::Kind::inference, !options.callbacks.empty(),
-                       [&] { return predict_tensors(x, options); });
-}
-
-std::vector<Tensor> Model::predict_tensors(const std::vector<Tensor>& x,
-                                           const PredictOptions& options) {
   Trainer& t = predicting_trainer();
   const datasets::Dataset data = datasets::Dataset::from_tensor_slices(x).batch(options.batch_size);
   const int64_t steps = options.steps > 0 ? options.steps : steps_of(data);
@@ -423,10 +411,8 @@ std::map<std::string, double> Model::train_on_batch(const std::vector<Tensor>& x
   check_inputs(x, "train_on_batch");
   Trainer& t = trainer();
   // Keras's default: metrics accumulate across calls until reset_metrics.
-  return CallUndo::run(*this, CallUndo::Kind::training, false, [&] {
-    return t.train_batch(
-        {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
-  });
+  return t.train_batch(
+      {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
 }
 
 std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
@@ -435,20 +421,16 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
   check_inputs(x, "test_on_batch");
   Trainer& t = trainer();
   NoGradGuard no_grad;
-  return CallUndo::run(*this, CallUndo::Kind::inference, false, [&] {
-    return t.test_batch(
-        {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
-  });
+  return t.test_batch(
+      {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
 }
 
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
   check_inputs(x, "predict_on_batch");
   NoGradGuard no_grad;
-  return CallUndo::run(*this, CallUndo::Kind::inference, false, [&] {
-    std::vector<Tensor> out = predicting_trainer().predict_batch(x);
-    for (Tensor& t : out) t = t.to(Device::cpu());  // on the host, as Keras returns NumPy arrays
-    return out;
-  });
+  std::vector<Tensor> out = predicting_trainer().predict_batch(x);
+  for (Tensor& t : out) t = t.to(Device::cpu());  // on the host, as Keras returns NumPy arrays
+  return out;
 }
 
 }  // namespace kiln

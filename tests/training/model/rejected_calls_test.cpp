@@ -19,6 +19,7 @@
 #include "kiln/layers/core/input_layer.h"
 #include "kiln/layers/reshaping/reshape.h"
 #include "kiln/losses/losses.h"
+#include "kiln/training/model/model.h"
 #include "kiln/training/model/sequential.h"
 #include "kiln/training/model/trainer.h"
 #include "tests/test_support/expect_error.h"
@@ -278,6 +279,58 @@ TEST(RejectedCalls, LayersBuiltBeforeTheCallKeepTheirWeights) {
   EXPECT_FALSE(model.built());
   model.fit(d.x, d.y, {.batch_size = 4, .verbose = 0});
   EXPECT_TRUE(model.built());
+}
+
+// A subclassed model's layers build on its first call; a refused first call (targets of the wrong
+// width) builds none of them and draws nothing, so the next fit is a fresh model's.
+class TwoDense : public Model {
+  KILN_LAYER_CLASS(TwoDense)
+
+ public:
+  TwoDense() : Model("two_dense") {
+    hidden_ = track(layers::Dense(3, {.activation = "relu"}));
+    out_ = track(layers::Dense(2));
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const layers::CallContext&) override {
+    return {(*out_)((*hidden_)(in[0]))};
+  }
+
+ private:
+  std::shared_ptr<layers::Dense> hidden_;
+  std::shared_ptr<layers::Dense> out_;
+};
+
+TEST(RejectedCalls, ASubclassedModelsLayersAreNotBuiltByARefusedCall) {
+  const Data d;
+  const FitOptions options{.batch_size = 4, .epochs = 2, .verbose = 0};
+  const auto make = [] {
+    random::set_seed(5);
+    auto model = std::make_unique<TwoDense>();
+    model->compile({.optimizer = "adam", .loss = "mse"});
+    return model;
+  };
+  const std::unique_ptr<TwoDense> refused = make();
+  EXPECT_THAT(testing::error_of([&] { refused->fit(d.x, d.wide_y, options); }),
+              HasSubstr("does not fit output"));
+  EXPECT_TRUE(refused->weights().empty());
+  EXPECT_EQ(refused->trainer().optimizer().variables().size(), 2u);  // iterations, rate
+  const std::vector<double> after_refused = refused->fit(d.x, d.y, options).history.at("loss");
+  const std::unique_ptr<TwoDense> fresh = make();
+  EXPECT_EQ(after_refused, fresh->fit(d.x, d.y, options).history.at("loss"));
+  EXPECT_EQ(values_of(refused->get_weights()), values_of(fresh->get_weights()));
+}
+
+// A model that has trained already checks a later fit's validation data before training again.
+TEST(RejectedCalls, ValidationDataIsCheckedBeforeALaterFitTrains) {
+  const Data d;
+  const std::unique_ptr<Sequential> model = declared();
+  model->fit(d.x, d.y, {.batch_size = 4, .verbose = 0});
+  const std::vector<double> before = values_of(model->get_weights());
+  FitOptions bad{.batch_size = 4, .epochs = 1, .verbose = 0};
+  bad.validation_data = ValidationData{{d.x}, {d.wide_y}};
+  EXPECT_THAT(testing::error_of([&] { model->fit(d.x, d.y, bad); }),
+              HasSubstr("fit (validation_data): model 'declared': target float32[4, 3]"));
+  EXPECT_EQ(values_of(model->get_weights()), before);
 }
 
 // Loading a file whose weights do not fit the model changes nothing: the load is all or nothing.
