@@ -4,6 +4,7 @@
 #include <functional>
 #include <numbers>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/keras_object.h"
 #include "kiln/framework/core/named_registry.h"
@@ -32,43 +33,53 @@ void check_decay_steps(double decay_steps, std::string_view schedule) {
   check_positive(decay_steps, detail::concat(schedule, ": decay_steps"));
 }
 
-// Reads a DecayRateSchedule's config (both share their keys); the name defaults to the class
-// name, as in Keras.
-template <class Schedule>
-ScheduleFactory decay_rate_factory(std::string class_name) {
-  return [class_name = std::move(class_name)](const Config& c) {
-    c.check_keys({"initial_learning_rate", "decay_steps", "decay_rate", "staircase", "name"},
-                 "schedule " + class_name);
-    return std::make_shared<Schedule>(c["initial_learning_rate"].as_double(),
-                                      c["decay_steps"].as_double(), c["decay_rate"].as_double(),
-                                      c.get_bool("staircase", false),
-                                      c.get_string("name", class_name));
+const FieldTable<DecayRateOptions>& decay_rate_fields() {
+  static const FieldTable<DecayRateOptions> table{
+      required(field("initial_learning_rate", &DecayRateOptions::initial_learning_rate)),
+      required(field("decay_steps", &DecayRateOptions::decay_steps)),
+      required(field("decay_rate", &DecayRateOptions::decay_rate)),
+      field("staircase", &DecayRateOptions::staircase), field("name", &DecayRateOptions::name)};
+  return table;
+}
+
+const FieldTable<PiecewiseConstantOptions>& piecewise_constant_fields() {
+  static const FieldTable<PiecewiseConstantOptions> table{
+      required(field("boundaries", &PiecewiseConstantOptions::boundaries)),
+      required(field("values", &PiecewiseConstantOptions::values)),
+      field("name", &PiecewiseConstantOptions::name)};
+  return table;
+}
+
+const FieldTable<CosineDecayOptions>& cosine_decay_fields() {
+  static const FieldTable<CosineDecayOptions> table{
+      required(field("initial_learning_rate", &CosineDecayOptions::initial_learning_rate)),
+      required(field("decay_steps", &CosineDecayOptions::decay_steps)),
+      field("alpha", &CosineDecayOptions::alpha),
+      field("name", &CosineDecayOptions::name),
+      field("warmup_target", &CosineDecayOptions::warmup_target),
+      field("warmup_steps", &CosineDecayOptions::warmup_steps)};
+  return table;
+}
+
+// A schedule made from its config read over `defaults` by its field table.
+template <class Schedule, typename Options>
+ScheduleFactory options_factory(const std::string& class_name, const FieldTable<Options>& table,
+                                Options defaults = {}) {
+  return [class_name, &table, defaults](const Config& c) -> SchedulePtr {
+    return std::make_shared<Schedule>(read_fields(c, table, "schedule " + class_name, defaults));
   };
 }
 
 NamedRegistry<ScheduleFactory>& registry() {
   static NamedRegistry<ScheduleFactory> r = [] {
     NamedRegistry<ScheduleFactory> built("learning-rate schedule");
-    built.add("ExponentialDecay", decay_rate_factory<ExponentialDecay>("ExponentialDecay"));
-    built.add("PiecewiseConstantDecay", [](const Config& c) -> SchedulePtr {
-      c.check_keys({"boundaries", "values", "name"}, "schedule PiecewiseConstantDecay");
-      return std::make_shared<PiecewiseConstantDecay>(c["boundaries"].as_double_list(),
-                                                      c["values"].as_double_list(),
-                                                      c.get_string("name", "PiecewiseConstant"));
-    });
-    built.add("CosineDecay", [](const Config& c) -> SchedulePtr {
-      c.check_keys({"initial_learning_rate", "decay_steps", "alpha", "name", "warmup_target",
-                    "warmup_steps"},
-                   "schedule CosineDecay");
-      const Config* target = c.find("warmup_target");
-      return std::make_shared<CosineDecay>(
-          c["initial_learning_rate"].as_double(), c["decay_steps"].as_double(),
-          c.get_double("alpha", 0.0), c.get_string("name", "CosineDecay"),
-          target == nullptr || target->is_null() ? std::nullopt
-                                                 : std::optional(target->as_double()),
-          c.get_double("warmup_steps", 0));
-    });
-    built.add("InverseTimeDecay", decay_rate_factory<InverseTimeDecay>("InverseTimeDecay"));
+    built.add("ExponentialDecay",
+              options_factory<ExponentialDecay>("ExponentialDecay", decay_rate_fields()));
+    built.add("PiecewiseConstantDecay", options_factory<PiecewiseConstantDecay>(
+                                            "PiecewiseConstantDecay", piecewise_constant_fields()));
+    built.add("CosineDecay", options_factory<CosineDecay>("CosineDecay", cosine_decay_fields()));
+    built.add("InverseTimeDecay",
+              options_factory<InverseTimeDecay>("InverseTimeDecay", decay_rate_fields()));
     return built;
   }();
   return r;
@@ -87,41 +98,36 @@ Config LearningRateSchedule::get_config() const {
 
 // ---- DecayRateSchedule ----
 
-DecayRateSchedule::DecayRateSchedule(double initial_learning_rate, double decay_steps,
-                                     double decay_rate, bool staircase, std::string name,
-                                     std::string_view schedule)
-    : initial_learning_rate_(initial_learning_rate),
-      decay_steps_(decay_steps),
-      decay_rate_(decay_rate),
-      staircase_(staircase),
-      name_(std::move(name)) {
-  check_learning_rate(initial_learning_rate, detail::concat(schedule, ": initial_learning_rate"));
-  check_decay_steps(decay_steps, schedule);
-  check_non_negative(decay_rate, detail::concat(schedule, ": decay_rate"));
+DecayRateSchedule::DecayRateSchedule(DecayRateOptions options, std::string_view schedule)
+    : options_(std::move(options)) {
+  if (options_.name.empty()) options_.name = schedule;
+  check_learning_rate(options_.initial_learning_rate,
+                      detail::concat(schedule, ": initial_learning_rate"));
+  check_decay_steps(options_.decay_steps, schedule);
+  check_non_negative(options_.decay_rate, detail::concat(schedule, ": decay_rate"));
 }
 
 Tensor DecayRateSchedule::operator()(const Tensor& step) const {
   const Tensor s = as_float32(step);
-  Tensor p = s / decay_steps_;
-  if (staircase_) p = floor_nonnegative(p);
-  return decay(constant_like(initial_learning_rate_, s), constant_like(decay_rate_, s), p);
+  Tensor p = s / options_.decay_steps;
+  if (options_.staircase) p = floor_nonnegative(p);
+  return decay(constant_like(options_.initial_learning_rate, s),
+               constant_like(options_.decay_rate, s), p);
 }
 
 Config DecayRateSchedule::get_config() const {
-  return Config::map()
-      .set("initial_learning_rate", initial_learning_rate_)
-      .set("decay_steps", decay_steps_)
-      .set("decay_rate", decay_rate_)
-      .set("staircase", staircase_)
-      .set("name", name_);
+  return write_fields(options_, decay_rate_fields());
 }
 
 // ---- ExponentialDecay ----
 
+ExponentialDecay::ExponentialDecay(DecayRateOptions options)
+    : DecayRateSchedule(std::move(options), "ExponentialDecay") {}
+
 ExponentialDecay::ExponentialDecay(double initial_learning_rate, double decay_steps,
                                    double decay_rate, bool staircase, std::string name)
-    : DecayRateSchedule(initial_learning_rate, decay_steps, decay_rate, staircase, std::move(name),
-                        "ExponentialDecay") {}
+    : ExponentialDecay(DecayRateOptions{initial_learning_rate, decay_steps, decay_rate, staircase,
+                                        std::move(name)}) {}
 
 Tensor ExponentialDecay::decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
                                const Tensor& p) const {
@@ -132,72 +138,77 @@ Tensor ExponentialDecay::decay(const Tensor& initial_learning_rate, const Tensor
 
 PiecewiseConstantDecay::PiecewiseConstantDecay(std::vector<double> boundaries,
                                                std::vector<double> values, std::string name)
-    : boundaries_(std::move(boundaries)), values_(std::move(values)), name_(std::move(name)) {
-  KILN_CHECK(!boundaries_.empty() && boundaries_.size() + 1 == values_.size(),
+    : PiecewiseConstantDecay(
+          PiecewiseConstantOptions{std::move(boundaries), std::move(values), std::move(name)}) {}
+
+PiecewiseConstantDecay::PiecewiseConstantDecay(PiecewiseConstantOptions options)
+    : options_(std::move(options)) {
+  const std::vector<double>& boundaries = options_.boundaries;
+  const std::vector<double>& values = options_.values;
+  KILN_CHECK(!boundaries.empty() && boundaries.size() + 1 == values.size(),
              "PiecewiseConstantDecay: needs one value more than boundaries and at least one "
              "boundary, got ",
-             boundaries_.size(), " boundaries and ", values_.size(), " values");
-  for (const double b : boundaries_) check_finite(b, "PiecewiseConstantDecay: a boundary");
-  KILN_CHECK(std::is_sorted(boundaries_.begin(), boundaries_.end()),
+             boundaries.size(), " boundaries and ", values.size(), " values");
+  for (const double b : boundaries) check_finite(b, "PiecewiseConstantDecay: a boundary");
+  KILN_CHECK(std::is_sorted(boundaries.begin(), boundaries.end()),
              "PiecewiseConstantDecay: boundaries must be increasing, got ",
-             Config(boundaries_).to_json());
-  for (const double v : values_) check_learning_rate(v, "PiecewiseConstantDecay: a value");
+             Config(boundaries).to_json());
+  for (const double v : values) check_learning_rate(v, "PiecewiseConstantDecay: a value");
 }
 
 Tensor PiecewiseConstantDecay::operator()(const Tensor& step) const {
+  const std::vector<double>& boundaries = options_.boundaries;
+  const std::vector<double>& values = options_.values;
   const Tensor s = as_float32(step);
   // The sum of value_i times "step lies in interval i": exactly one indicator is 1.
   const auto in = [&](const Tensor& condition, double value) {
     return ops::cast(condition, DType::f32) * value;
   };
-  Tensor result = in(ops::less_equal(s, constant_like(boundaries_.front(), s)), values_.front());
-  result = result + in(ops::greater(s, boundaries_.back()), values_.back());
-  for (size_t i = 1; i < boundaries_.size(); ++i) {
-    const Tensor inside = ops::logical_and(ops::greater(s, boundaries_[i - 1]),
-                                           ops::less_equal(s, constant_like(boundaries_[i], s)));
-    result = result + in(inside, values_[i]);
+  Tensor result = in(ops::less_equal(s, constant_like(boundaries.front(), s)), values.front());
+  result = result + in(ops::greater(s, boundaries.back()), values.back());
+  for (size_t i = 1; i < boundaries.size(); ++i) {
+    const Tensor inside = ops::logical_and(ops::greater(s, boundaries[i - 1]),
+                                           ops::less_equal(s, constant_like(boundaries[i], s)));
+    result = result + in(inside, values[i]);
   }
   return result;
 }
 
 Config PiecewiseConstantDecay::get_config() const {
-  return Config::map()
-      .set("boundaries", Config(boundaries_))
-      .set("values", Config(values_))
-      .set("name", name_);
+  return write_fields(options_, piecewise_constant_fields());
 }
 
 // ---- CosineDecay ----
 
 CosineDecay::CosineDecay(double initial_learning_rate, double decay_steps, double alpha,
                          std::string name, std::optional<double> warmup_target, double warmup_steps)
-    : initial_learning_rate_(initial_learning_rate),
-      decay_steps_(decay_steps),
-      alpha_(alpha),
-      name_(std::move(name)),
-      warmup_target_(warmup_target),
-      warmup_steps_(warmup_steps) {
-  check_learning_rate(initial_learning_rate, "CosineDecay: initial_learning_rate");
-  check_decay_steps(decay_steps, "CosineDecay");
-  check_finite(alpha, "CosineDecay: alpha");
-  if (warmup_target) check_learning_rate(*warmup_target, "CosineDecay: warmup_target");
-  check_non_negative(warmup_steps, "CosineDecay: warmup_steps");
+    : CosineDecay(CosineDecayOptions{initial_learning_rate, decay_steps, alpha, std::move(name),
+                                     warmup_target, warmup_steps}) {}
+
+CosineDecay::CosineDecay(CosineDecayOptions options) : options_(std::move(options)) {
+  check_learning_rate(options_.initial_learning_rate, "CosineDecay: initial_learning_rate");
+  check_decay_steps(options_.decay_steps, "CosineDecay");
+  check_finite(options_.alpha, "CosineDecay: alpha");
+  if (options_.warmup_target)
+    check_learning_rate(*options_.warmup_target, "CosineDecay: warmup_target");
+  check_non_negative(options_.warmup_steps, "CosineDecay: warmup_steps");
 }
 
 Tensor CosineDecay::operator()(const Tensor& step) const {
   const Tensor s = as_float32(step);
-  const Tensor decay_steps = constant_like(decay_steps_, s);
+  const CosineDecayOptions& o = options_;
+  const Tensor decay_steps = constant_like(o.decay_steps, s);
   // The cosine from `from` at `decay_step` of decay_steps.
   const auto decay = [&](const Tensor& decay_step, const Tensor& from) {
     const Tensor fraction = decay_step / decay_steps;
     const Tensor cosine = (ops::cos(constant_like(std::numbers::pi, s) * fraction) + 1.0) * 0.5;
-    return from * (cosine * (1.0 - alpha_) + alpha_);
+    return from * (cosine * (1.0 - o.alpha) + o.alpha);
   };
-  const Tensor initial = constant_like(initial_learning_rate_, s);
-  if (!warmup_target_) return decay(ops::minimum(s, decay_steps), initial);
+  const Tensor initial = constant_like(o.initial_learning_rate, s);
+  if (!o.warmup_target) return decay(ops::minimum(s, decay_steps), initial);
 
-  const Tensor target = constant_like(*warmup_target_, s);
-  const Tensor warmup_steps = constant_like(warmup_steps_, s);
+  const Tensor target = constant_like(*o.warmup_target, s);
+  const Tensor warmup_steps = constant_like(o.warmup_steps, s);
   const Tensor clamped = ops::minimum(s, decay_steps + warmup_steps);
   const Tensor warmup = (target - initial) * (clamped / warmup_steps) + initial;
   return ops::where(ops::less(clamped, warmup_steps), warmup,
@@ -205,21 +216,18 @@ Tensor CosineDecay::operator()(const Tensor& step) const {
 }
 
 Config CosineDecay::get_config() const {
-  return Config::map()
-      .set("initial_learning_rate", initial_learning_rate_)
-      .set("decay_steps", decay_steps_)
-      .set("alpha", alpha_)
-      .set("name", name_)
-      .set("warmup_target", warmup_target_ ? Config(*warmup_target_) : Config())
-      .set("warmup_steps", warmup_steps_);
+  return write_fields(options_, cosine_decay_fields());
 }
 
 // ---- InverseTimeDecay ----
 
+InverseTimeDecay::InverseTimeDecay(DecayRateOptions options)
+    : DecayRateSchedule(std::move(options), "InverseTimeDecay") {}
+
 InverseTimeDecay::InverseTimeDecay(double initial_learning_rate, double decay_steps,
                                    double decay_rate, bool staircase, std::string name)
-    : DecayRateSchedule(initial_learning_rate, decay_steps, decay_rate, staircase, std::move(name),
-                        "InverseTimeDecay") {}
+    : InverseTimeDecay(DecayRateOptions{initial_learning_rate, decay_steps, decay_rate, staircase,
+                                        std::move(name)}) {}
 
 Tensor InverseTimeDecay::decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
                                const Tensor& p) const {

@@ -31,6 +31,15 @@ class LearningRateSchedule {
 
 using SchedulePtr = std::shared_ptr<const LearningRateSchedule>;
 
+// ExponentialDecay's and InverseTimeDecay's arguments, Keras's names.
+struct DecayRateOptions {
+  double initial_learning_rate = 0;
+  double decay_steps = 0;
+  double decay_rate = 0;
+  bool staircase = false;
+  std::string name{};  // "" = the class name
+};
+
 // The shared form of ExponentialDecay and InverseTimeDecay: the same arguments and config keys,
 // and a rate that depends on the step only through p = step / decay_steps, floored when
 // `staircase`.
@@ -38,26 +47,23 @@ class DecayRateSchedule : public LearningRateSchedule {
  public:
   Tensor operator()(const Tensor& step) const override;
   Config get_config() const override;
+  const DecayRateOptions& options() const { return options_; }
 
  protected:
-  // `schedule` names the class in argument errors.
-  DecayRateSchedule(double initial_learning_rate, double decay_steps, double decay_rate,
-                    bool staircase, std::string name, std::string_view schedule);
+  // `schedule` names the class in argument errors and is the default name.
+  DecayRateSchedule(DecayRateOptions options, std::string_view schedule);
   // The rate from p and the float32 scalars initial_learning_rate and decay_rate.
   virtual Tensor decay(const Tensor& initial_learning_rate, const Tensor& decay_rate,
                        const Tensor& p) const = 0;
 
  private:
-  double initial_learning_rate_;
-  double decay_steps_;
-  double decay_rate_;
-  bool staircase_;
-  std::string name_;
+  DecayRateOptions options_;
 };
 
 // initial_learning_rate * decay_rate ^ p.
 class ExponentialDecay : public DecayRateSchedule {
  public:
+  explicit ExponentialDecay(DecayRateOptions options);
   ExponentialDecay(double initial_learning_rate, double decay_steps, double decay_rate,
                    bool staircase = false, std::string name = "ExponentialDecay");
   std::string class_name() const override { return "ExponentialDecay"; }
@@ -67,10 +73,17 @@ class ExponentialDecay : public DecayRateSchedule {
                const Tensor& p) const override;
 };
 
+struct PiecewiseConstantOptions {
+  std::vector<double> boundaries{};
+  std::vector<double> values{};
+  std::string name = "PiecewiseConstant";
+};
+
 // values[0] while step <= boundaries[0], values[i] while boundaries[i-1] < step <=
 // boundaries[i], and values.back() after the last boundary.
 class PiecewiseConstantDecay : public LearningRateSchedule {
  public:
+  explicit PiecewiseConstantDecay(PiecewiseConstantOptions options);
   PiecewiseConstantDecay(std::vector<double> boundaries, std::vector<double> values,
                          std::string name = "PiecewiseConstant");
   Tensor operator()(const Tensor& step) const override;
@@ -78,9 +91,16 @@ class PiecewiseConstantDecay : public LearningRateSchedule {
   Config get_config() const override;
 
  private:
-  std::vector<double> boundaries_;
-  std::vector<double> values_;
-  std::string name_;
+  PiecewiseConstantOptions options_;
+};
+
+struct CosineDecayOptions {
+  double initial_learning_rate = 0;
+  double decay_steps = 0;
+  double alpha = 0;
+  std::string name = "CosineDecay";
+  std::optional<double> warmup_target{};
+  double warmup_steps = 0;
 };
 
 // Half a cosine from initial_learning_rate down to alpha * initial_learning_rate over
@@ -88,6 +108,7 @@ class PiecewiseConstantDecay : public LearningRateSchedule {
 // initial_learning_rate to warmup_target over warmup_steps, then the cosine from warmup_target.
 class CosineDecay : public LearningRateSchedule {
  public:
+  explicit CosineDecay(CosineDecayOptions options);
   CosineDecay(double initial_learning_rate, double decay_steps, double alpha = 0.0,
               std::string name = "CosineDecay", std::optional<double> warmup_target = std::nullopt,
               double warmup_steps = 0);
@@ -96,17 +117,13 @@ class CosineDecay : public LearningRateSchedule {
   Config get_config() const override;
 
  private:
-  double initial_learning_rate_;
-  double decay_steps_;
-  double alpha_;
-  std::string name_;
-  std::optional<double> warmup_target_;
-  double warmup_steps_;
+  CosineDecayOptions options_;
 };
 
 // initial_learning_rate / (1 + decay_rate * p).
 class InverseTimeDecay : public DecayRateSchedule {
  public:
+  explicit InverseTimeDecay(DecayRateOptions options);
   InverseTimeDecay(double initial_learning_rate, double decay_steps, double decay_rate,
                    bool staircase = false, std::string name = "InverseTimeDecay");
   std::string class_name() const override { return "InverseTimeDecay"; }

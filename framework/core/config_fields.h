@@ -31,6 +31,9 @@ struct ConfigField {
   // Whether null is a value `read` takes (Keras's None for a loss's reduction) rather than
   // "keep the default".
   bool reads_null = false;
+  // Whether a config must hold the key (a required argument: Dense's units, a schedule's
+  // decay_steps); its absence is an error naming it.
+  bool required = false;
 };
 
 template <typename Options>
@@ -55,6 +58,8 @@ T config_as(const Config& value) {
     return static_cast<T>(value.as_double());
   } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
     return value.as_int_list();
+  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+    return value.as_double_list();
   } else {
     static_assert(std::is_same_v<T, std::string>, "a field of a type config_fields.h can't read");
     return value.as_string();
@@ -74,8 +79,8 @@ Config to_config(const T& value) {
 
 }  // namespace detail
 
-// A key read into and written from `member`: numbers, bools, strings, int lists, optionals of
-// those (null is "none").
+// A key read into and written from `member`: numbers, bools, strings, int and float lists,
+// optionals of those (null is "none").
 template <typename Options, typename T>
 ConfigField<Options> field(std::string key, T Options::*member) {
   return {std::move(key),
@@ -135,6 +140,13 @@ ConfigField<Options> read_only(ConfigField<Options> f) {
   return f;
 }
 
+// `f`, which a config must hold (a required argument): no default, and null is refused.
+template <typename Options>
+ConfigField<Options> required(ConfigField<Options> f) {
+  f.required = true;
+  return f;
+}
+
 // A key accepted and ignored: one that only matters together with another key kiln refuses
 // unless null (lora_alpha without lora_rank), or a hint that does not change what is computed
 // (a recurrent layer's unroll). Written as `written` when given, else never.
@@ -155,15 +167,18 @@ std::vector<std::string> field_keys(const FieldTable<Options>& table,
   return keys;
 }
 
-// `config`'s values over `defaults`: an absent key keeps its default, and so does a null one
-// unless the field is nullable; a key neither in the table nor in `extra` is refused naming
-// `what` (with a suggestion), and a value of the wrong type names its file:line.
+// `config`'s values over `defaults`: an absent key keeps its default (a required one is an
+// error), and so does a null one unless the field is nullable; a key neither in the table nor in
+// `extra` is refused naming `what` (with a suggestion), and a value of the wrong type names its
+// file:line.
 template <typename Options>
 Options read_fields(const Config& config, const FieldTable<Options>& table, std::string_view what,
                     Options defaults = {}, std::vector<std::string> extra = {}) {
   config.check_keys(field_keys(table, std::move(extra)), what);
   for (const ConfigField<Options>& f : table) {
-    const Config* value = config.find(f.key);
+    const Config* value = f.required ? &config[f.key] : config.find(f.key);
+    KILN_CHECK(!f.required || !value->is_null(), value->where(), what, ": '", f.key,
+               "' is required and cannot be null");
     if (value != nullptr && (f.reads_null || !value->is_null())) f.read(*value, defaults, what);
   }
   return defaults;

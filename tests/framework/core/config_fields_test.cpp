@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tests/test_support/expect_error.h"
 
@@ -46,6 +47,27 @@ TEST(ConfigFields, UnknownKeysAreRefusedUnlessExtra) {
                                 fields(), "T", {.factor = 0.5}, {"filepath"});
   EXPECT_TRUE(o.verbose);
   EXPECT_EQ(o.factor, 0.5);
+}
+
+// A required field (a schedule's decay_steps, a Dense layer's units) has no default: absent or null
+// is an error naming it, and a list of floats reads and writes as one.
+TEST(ConfigFields, RequiredFieldsMustBeGiven) {
+  struct Schedule {
+    double decay_steps = 0;
+    std::vector<double> values;
+  };
+  const FieldTable<Schedule> table{required(field("decay_steps", &Schedule::decay_steps)),
+                                   field("values", &Schedule::values)};
+  testing::expect_error([&] { read_fields(Config::from_json(R"({"values": [1]})"), table, "S"); },
+                        "missing key 'decay_steps'");
+  testing::expect_error(
+      [&] { read_fields(Config::from_json(R"({"decay_steps": null})"), table, "S"); },
+      "S: 'decay_steps' is required and cannot be null");
+  const Schedule s =
+      read_fields(Config::from_json(R"({"decay_steps": 10, "values": [0.5, 0.25]})"), table, "S");
+  EXPECT_EQ(s.decay_steps, 10);
+  EXPECT_EQ(s.values, (std::vector<double>{0.5, 0.25}));
+  EXPECT_EQ(write_fields(s, table).to_json(), R"({"decay_steps": 10.0, "values": [0.5, 0.25]})");
 }
 
 TEST(ConfigFields, WrongTypesAreErrors) {
