@@ -3,10 +3,13 @@
 // regularizers and constraints in Keras's serialized forms, and the field tables (config_fields.h)
 // from which a layer's get_config, from_config and unknown-key check come:
 //
-//   const FieldTable<DenseOptions> fields{field("use_bias", &DenseOptions::use_bias),
+//   const FieldTable<DenseOptions> options{field("use_bias", &DenseOptions::use_bias),
 //       initializer_field("kernel_initializer", &DenseOptions::kernel_initializer), ...};
-//   DenseOptions o = read_layer_fields(config, fields, "Dense", {"units"});
-//   Config written = write_fields(options_, fields, Layer::get_config().set("units", units_));
+//   struct DenseArguments : DenseOptions { int64_t units = 0; };  // + the required arguments
+//   const FieldTable<DenseArguments> fields = with_options<DenseArguments>(
+//       {required(field("units", &DenseArguments::units))}, options);
+//   DenseArguments a = read_layer_fields(config, fields, "Dense");
+//   Config written = write_fields(DenseArguments{options_, units_}, fields, Layer::get_config());
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,8 +73,8 @@ ConfigField<Options> activity_regularizer_field() {
 }
 
 // A layer's options from `config`: its table over the struct's defaults, then the base
-// arguments. A key in neither, nor in `extra` (constructor arguments outside the options: Dense's
-// units), is refused with a suggestion.
+// arguments. A key in neither, nor in `extra` (arguments read apart: a wrapper's inner layer),
+// is refused with a suggestion.
 template <typename Options>
 Options read_layer_fields(const Config& config, const FieldTable<Options>& table,
                           std::string_view class_name, std::vector<std::string> extra = {}) {

@@ -7,6 +7,7 @@
 //       field("monitor", &EarlyStoppingOptions::monitor),
 //       field("patience", &EarlyStoppingOptions::patience), ...};
 //   const EarlyStoppingOptions o = read_fields(config, fields, "EarlyStopping");
+#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -155,6 +156,24 @@ ConfigField<Options> ignored_field(std::string key, std::optional<Config> writte
   ConfigField<Options> f{std::move(key), [](const Config&, Options&, std::string_view) {}, nullptr};
   if (written) f.write = [value = *written](const Options&) { return value; };
   return f;
+}
+
+// A class's arguments as one struct: its options struct with the required (constructor)
+// arguments added, `struct DenseArguments : DenseOptions { int64_t units = 0; }`, so one table
+// holds every key, each spelled once. The required fields come first (Keras's config order),
+// then the options' table, lifted to the derived struct.
+template <typename Arguments, typename Options>
+requires std::derived_from<Arguments, Options> FieldTable<Arguments> with_options(
+    FieldTable<Arguments> required_fields, const FieldTable<Options>& options) {
+  for (const ConfigField<Options>& f : options) {
+    ConfigField<Arguments> lifted{f.key, nullptr, nullptr, f.reads_null, f.required};
+    lifted.read = [read = f.read](const Config& value, Arguments& into, std::string_view what) {
+      read(value, into, what);
+    };
+    if (f.write) lifted.write = [write = f.write](const Arguments& from) { return write(from); };
+    required_fields.push_back(std::move(lifted));
+  }
+  return required_fields;
 }
 
 // The table's keys, then `extra` (arguments outside the options struct, a callback's filepath).

@@ -184,7 +184,7 @@ ConfigField<Options> time_axis_only() {
 
 // Keras writes value_dim resolved (the constructor resolves it too) and output_shape as a
 // one-element list (given as an int or a list), null for the query's last dim.
-const FieldTable<Options>& fields() {
+const FieldTable<Options>& option_fields() {
   static const FieldTable<Options> table{
       field("value_dim", &Options::value_dim),
       field("dropout", &Options::dropout),
@@ -209,12 +209,25 @@ const FieldTable<Options>& fields() {
   return table;
 }
 
+// The options with the required arguments.
+struct Arguments : Options {
+  int64_t num_heads = 0;
+  int64_t key_dim = 0;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table =
+      with_options<Arguments>({required(field("num_heads", &Arguments::num_heads)),
+                               required(field("key_dim", &Arguments::key_dim))},
+                              option_fields());
+  return table;
+}
+
 }  // namespace
 
 Config MultiHeadAttention::get_config() const {
   Config config =
-      write_fields(options_, fields(),
-                   Layer::get_config().set("num_heads", num_heads_).set("key_dim", key_dim_));
+      write_fields(Arguments{options_, num_heads_, key_dim_}, fields(), Layer::get_config());
   // Keras 3 takes use_causal_mask as a call argument, and its constructor refuses the key: it is
   // written only when set, so that a Keras reader refuses the file rather than drop the mask.
   if (!options_.use_causal_mask) config.erase("use_causal_mask");
@@ -222,9 +235,8 @@ Config MultiHeadAttention::get_config() const {
 }
 
 LayerPtr MultiHeadAttention::from_config(const Config& c) {
-  return std::make_shared<MultiHeadAttention>(
-      c["num_heads"].as_int(), c["key_dim"].as_int(),
-      read_layer_fields(c, fields(), "MultiHeadAttention", {"num_heads", "key_dim"}));
+  Arguments a = read_layer_fields(c, fields(), "MultiHeadAttention");
+  return std::make_shared<MultiHeadAttention>(a.num_heads, a.key_dim, std::move(a));
 }
 
 }  // namespace kiln::layers

@@ -69,8 +69,4 @@ std::vector<Tensor> BaseConv::call(const std::vector<Tensor>& inputs, const Call
   return {window_.activation(y)};
 }
 
-Config BaseConv::get_config() const {
-  return Layer::get_config().set("kernel_size", window_.kernel_size);
-}
-
 }  // namespace kiln::layers

@@ -55,7 +55,7 @@ ConvWindow conv_window(std::vector<int64_t> kernel_size, const Options& o,
 
 // The keys every convolution shares, for a subclass's options struct whose shared fields have
 // Keras's names; the kernel's initializer, regularizer and constraint are named per subclass
-// (`kernel` is "kernel" or "depthwise"). kernel_size, a constructor argument, is BaseConv's.
+// (`kernel` is "kernel" or "depthwise"). kernel_size, a required argument, is each subclass's.
 template <typename Options>
 FieldTable<Options> conv_fields(const std::string& kernel,
                                 initializers::InitializerArg Options::*kernel_initializer,
@@ -80,8 +80,6 @@ class BaseConv : public Layer {
  public:
   void build(const std::vector<Shape>& input_shapes) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) override;
-  // The base arguments and kernel_size; subclasses add their options.
-  Config get_config() const override;
 
   const Variable& kernel() const { return kernel_; }
   const Variable& bias() const { return bias_; }

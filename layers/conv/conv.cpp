@@ -33,39 +33,36 @@ int64_t Conv::groups(int64_t) const {
   return options_.groups;
 }
 
-namespace {
-
-const FieldTable<ConvOptions>& fields() {
-  static const FieldTable<ConvOptions> table = [] {
-    FieldTable<ConvOptions> t =
+const FieldTable<Conv::Arguments>& Conv::fields() {
+  static const FieldTable<Arguments> table = [] {
+    FieldTable<ConvOptions> options =
         conv_fields("kernel", &ConvOptions::kernel_initializer, &ConvOptions::kernel_regularizer,
                     &ConvOptions::kernel_constraint);
-    t.push_back(field("groups", &ConvOptions::groups));
-    return t;
+    options.push_back(field("groups", &ConvOptions::groups));
+    return with_options<Arguments>({required(field("filters", &Arguments::filters)),
+                                    required(field("kernel_size", &Arguments::kernel_size))},
+                                   options);
   }();
   return table;
 }
 
-}  // namespace
-
 Config Conv::get_config() const {
-  return write_fields(options_, fields(), BaseConv::get_config().set("filters", filters_));
+  return write_fields(Arguments{options_, filters_, window().kernel_size}, fields(),
+                      Layer::get_config());
 }
 
-std::tuple<int64_t, std::vector<int64_t>, ConvOptions> Conv::arguments_of(
-    const Config& c, std::string_view class_name) {
-  return {c["filters"].as_int(), c["kernel_size"].as_int_list(),
-          read_layer_fields(c, fields(), class_name, {"filters", "kernel_size"})};
+Conv::Arguments Conv::arguments_of(const Config& c, std::string_view class_name) {
+  return read_layer_fields(c, fields(), class_name);
 }
 
 LayerPtr Conv1D::from_config(const Config& c) {
-  auto [filters, kernel_size, options] = arguments_of(c, "Conv1D");
-  return std::make_shared<Conv1D>(filters, std::move(kernel_size), std::move(options));
+  Arguments a = arguments_of(c, "Conv1D");
+  return std::make_shared<Conv1D>(a.filters, a.kernel_size, std::move(a));
 }
 
 LayerPtr Conv2D::from_config(const Config& c) {
-  auto [filters, kernel_size, options] = arguments_of(c, "Conv2D");
-  return std::make_shared<Conv2D>(filters, std::move(kernel_size), std::move(options));
+  Arguments a = arguments_of(c, "Conv2D");
+  return std::make_shared<Conv2D>(a.filters, a.kernel_size, std::move(a));
 }
 
 }  // namespace kiln::layers

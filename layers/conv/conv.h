@@ -4,7 +4,6 @@
 // filters], bias [filters].
 #include <cstdint>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "kiln/layers/conv/base_conv.h"
@@ -38,11 +37,15 @@ class Conv : public BaseConv {
        ConvOptions options);
   Shape kernel_shape(int64_t in_channels) const override;
   int64_t groups(int64_t in_channels) const override;
-  // (filters, kernel_size, options) from a Keras config.
-  static std::tuple<int64_t, std::vector<int64_t>, ConvOptions> arguments_of(
-      const Config& c, std::string_view class_name);
+  // The options with the required filters and kernel_size.
+  struct Arguments : ConvOptions {
+    int64_t filters = 0;
+    std::vector<int64_t> kernel_size;
+  };
+  static Arguments arguments_of(const Config& c, std::string_view class_name);
 
  private:
+  static const FieldTable<Arguments>& fields();
   int64_t filters_;
   ConvOptions options_;
 };

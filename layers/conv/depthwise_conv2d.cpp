@@ -26,13 +26,19 @@ namespace {
 
 using Options = DepthwiseConv2DOptions;
 
-const FieldTable<Options>& fields() {
-  static const FieldTable<Options> table = [] {
-    FieldTable<Options> t =
+// The options with the required kernel_size.
+struct Arguments : Options {
+  std::vector<int64_t> kernel_size;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table = [] {
+    FieldTable<Options> options =
         conv_fields("depthwise", &Options::depthwise_initializer, &Options::depthwise_regularizer,
                     &Options::depthwise_constraint);
-    t.push_back(field("depth_multiplier", &Options::depth_multiplier));
-    return t;
+    options.push_back(field("depth_multiplier", &Options::depth_multiplier));
+    return with_options<Arguments>({required(field("kernel_size", &Arguments::kernel_size))},
+                                   options);
   }();
   return table;
 }
@@ -40,13 +46,12 @@ const FieldTable<Options>& fields() {
 }  // namespace
 
 Config DepthwiseConv2D::get_config() const {
-  return write_fields(options_, fields(), BaseConv::get_config());
+  return write_fields(Arguments{options_, window().kernel_size}, fields(), Layer::get_config());
 }
 
 LayerPtr DepthwiseConv2D::from_config(const Config& c) {
-  return std::make_shared<DepthwiseConv2D>(
-      c["kernel_size"].as_int_list(),
-      read_layer_fields(c, fields(), "DepthwiseConv2D", {"kernel_size"}));
+  Arguments a = read_layer_fields(c, fields(), "DepthwiseConv2D");
+  return std::make_shared<DepthwiseConv2D>(a.kernel_size, std::move(a));
 }
 
 }  // namespace kiln::layers

@@ -34,7 +34,7 @@ namespace {
 
 // Keras writes the constraints and quantization_config (null when unset) but the LoRA arguments
 // and the activity regularizer (a base argument, Layer::get_config) only when set.
-const FieldTable<DenseOptions>& fields() {
+const FieldTable<DenseOptions>& option_fields() {
   static const FieldTable<DenseOptions> table{
       activation_field("activation", &DenseOptions::activation),
       field("use_bias", &DenseOptions::use_bias),
@@ -50,15 +50,25 @@ const FieldTable<DenseOptions>& fields() {
   return table;
 }
 
+struct DenseArguments : DenseOptions {
+  int64_t units = 0;
+};
+
+const FieldTable<DenseArguments>& fields() {
+  static const FieldTable<DenseArguments> table = with_options<DenseArguments>(
+      {required(field("units", &DenseArguments::units))}, option_fields());
+  return table;
+}
+
 }  // namespace
 
 Config Dense::get_config() const {
-  return write_fields(options_, fields(), Layer::get_config().set("units", units_));
+  return write_fields(DenseArguments{options_, units_}, fields(), Layer::get_config());
 }
 
 LayerPtr Dense::from_config(const Config& c) {
-  return std::make_shared<Dense>(c["units"].as_int(),
-                                 read_layer_fields(c, fields(), "Dense", {"units"}));
+  DenseArguments a = read_layer_fields(c, fields(), "Dense");
+  return std::make_shared<Dense>(a.units, std::move(a));
 }
 
 }  // namespace kiln::layers

@@ -47,7 +47,7 @@ namespace {
 using Options = DropoutOptions;
 
 // Keras writes noise_shape as a list with null for the input's size, or null for none.
-const FieldTable<Options>& fields() {
+const FieldTable<Options>& option_fields() {
   static const FieldTable<Options> table{
       field("seed", &Options::seed),
       field(
@@ -59,15 +59,26 @@ const FieldTable<Options>& fields() {
   return table;
 }
 
+// The options with the required arguments.
+struct Arguments : Options {
+  double rate = 0;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table =
+      with_options<Arguments>({required(field("rate", &Arguments::rate))}, option_fields());
+  return table;
+}
+
 }  // namespace
 
 Config Dropout::get_config() const {
-  return write_fields(options_, fields(), Layer::get_config().set("rate", rate_));
+  return write_fields(Arguments{options_, rate_}, fields(), Layer::get_config());
 }
 
 LayerPtr Dropout::from_config(const Config& c) {
-  return std::make_shared<Dropout>(c["rate"].as_double(),
-                                   read_layer_fields(c, fields(), "Dropout", {"rate"}));
+  Arguments a = read_layer_fields(c, fields(), "Dropout");
+  return std::make_shared<Dropout>(a.rate, std::move(a));
 }
 
 }  // namespace kiln::layers

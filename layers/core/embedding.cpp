@@ -38,7 +38,7 @@ namespace {
 
 using Options = EmbeddingOptions;
 
-const FieldTable<Options>& fields() {
+const FieldTable<Options>& option_fields() {
   static const FieldTable<Options> table{
       initializer_field("embeddings_initializer", &Options::embeddings_initializer),
       regularizer_field("embeddings_regularizer", &Options::embeddings_regularizer),
@@ -52,18 +52,29 @@ const FieldTable<Options>& fields() {
   return table;
 }
 
+// The options with the required arguments.
+struct Arguments : Options {
+  int64_t input_dim = 0;
+  int64_t output_dim = 0;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table =
+      with_options<Arguments>({required(field("input_dim", &Arguments::input_dim)),
+                               required(field("output_dim", &Arguments::output_dim))},
+                              option_fields());
+  return table;
+}
+
 }  // namespace
 
 Config Embedding::get_config() const {
-  return write_fields(
-      options_, fields(),
-      Layer::get_config().set("input_dim", input_dim_).set("output_dim", output_dim_));
+  return write_fields(Arguments{options_, input_dim_, output_dim_}, fields(), Layer::get_config());
 }
 
 LayerPtr Embedding::from_config(const Config& c) {
-  return std::make_shared<Embedding>(
-      c["input_dim"].as_int(), c["output_dim"].as_int(),
-      read_layer_fields(c, fields(), "Embedding", {"input_dim", "output_dim"}));
+  Arguments a = read_layer_fields(c, fields(), "Embedding");
+  return std::make_shared<Embedding>(a.input_dim, a.output_dim, std::move(a));
 }
 
 }  // namespace kiln::layers

@@ -234,22 +234,26 @@ FieldTable<Options> table_for(rnn::Cell cell) {
   return t;
 }
 
-const FieldTable<Options>& fields(rnn::Cell cell) {
-  static const FieldTable<Options> simple = table_for(rnn::Cell::simple);
-  static const FieldTable<Options> gru = table_for(rnn::Cell::gru);
-  static const FieldTable<Options> lstm = table_for(rnn::Cell::lstm);
+}  // namespace
+
+// Each cell's table, the required units first.
+const FieldTable<Recurrent::Arguments>& Recurrent::fields(rnn::Cell cell) {
+  const auto with_units = [](rnn::Cell c) {
+    return with_options<Arguments>({required(field("units", &Arguments::units))}, table_for(c));
+  };
+  static const FieldTable<Arguments> simple = with_units(rnn::Cell::simple);
+  static const FieldTable<Arguments> gru = with_units(rnn::Cell::gru);
+  static const FieldTable<Arguments> lstm = with_units(rnn::Cell::lstm);
   return cell == rnn::Cell::simple ? simple : cell == rnn::Cell::gru ? gru : lstm;
 }
 
-}  // namespace
-
 Config Recurrent::get_config() const {
-  return write_fields(options_, fields(cell_), Layer::get_config().set("units", units_));
+  return write_fields(Arguments{options_, units_}, fields(cell_), Layer::get_config());
 }
 
-RecurrentOptions Recurrent::options_from_config(const Config& c, rnn::Cell cell,
-                                                std::string_view class_name) {
-  return read_layer_fields(c, fields(cell), class_name, {"units"});
+Recurrent::Arguments Recurrent::arguments_from_config(const Config& c, rnn::Cell cell,
+                                                      std::string_view class_name) {
+  return read_layer_fields(c, fields(cell), class_name);
 }
 
 }  // namespace kiln::layers

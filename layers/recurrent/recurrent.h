@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/framework/ops/rnn_cell.h"
 #include "kiln/layers/layer.h"
 #include "kiln/layers/random/seed_generator.h"
@@ -69,11 +70,16 @@ class Recurrent : public Layer {
 
  protected:
   Recurrent(rnn::Cell cell, int64_t units, RecurrentOptions options);
-  // The options of a SimpleRNN, GRU or LSTM config (Keras's keys; unsupported ones are errors).
-  static RecurrentOptions options_from_config(const Config& config, rnn::Cell cell,
-                                              std::string_view class_name);
+  // A SimpleRNN's, GRU's or LSTM's arguments: the options and the required units.
+  struct Arguments : RecurrentOptions {
+    int64_t units = 0;
+  };
+  // The arguments of a SimpleRNN, GRU or LSTM config (Keras's keys; unsupported ones are errors).
+  static Arguments arguments_from_config(const Config& config, rnn::Cell cell,
+                                         std::string_view class_name);
 
  private:
+  static const FieldTable<Arguments>& fields(rnn::Cell cell);
   std::string label() const;  // "layer 'lstm' (LSTM)"
   Tensor weight(const Variable& w, DType dtype) const;
   Tensor initial_states(const std::vector<Tensor>& inputs, const Tensor& projected) const;

@@ -2,6 +2,9 @@
 // giving a layer that computes something else.
 #include <gmock/gmock.h>
 
+#include <string>
+#include <vector>
+
 #include "kiln/framework/core/config.h"
 #include "kiln/layers/conv/conv.h"
 #include "kiln/layers/registry.h"
@@ -57,6 +60,24 @@ TEST(KerasRefusals, RecurrentFeaturesKilnDoesNotHave) {
               HasSubstr("unknown key 'recurrent_activation' for SimpleRNN"));
   EXPECT_THAT(error_reading("BatchNormalization", R"({"renorm": true})"),
               HasSubstr("BatchNormalization: 'renorm' = true is not supported by kiln"));
+}
+
+// Required arguments are keys of the layer's one field table: absent or null is an error naming
+// the key, and they are written first, in Keras's order.
+TEST(KerasRefusals, RequiredArgumentsAreNamed) {
+  EXPECT_THAT(error_reading("Dense", R"({"use_bias": false})"), HasSubstr("missing key 'units'"));
+  EXPECT_THAT(error_reading("Conv2D", R"({"filters": 2})"), HasSubstr("missing key 'kernel_size'"));
+  EXPECT_THAT(error_reading("LSTM", R"({"units": null})"),
+              HasSubstr("LSTM: 'units' is required and cannot be null"));
+  EXPECT_THAT(error_reading("Embedding", R"({"input_dim": 10})"),
+              HasSubstr("missing key 'output_dim'"));
+  const Config conv = serialize_layer(*deserialize_layer(Config::from_json(
+      R"({"class_name": "Conv1D", "config": {"kernel_size": [3], "filters": 4}})")));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : conv["config"].as_map()) keys.push_back(key);
+  ASSERT_GE(keys.size(), 6u);
+  EXPECT_EQ((std::vector<std::string>(keys.begin() + 3, keys.begin() + 6)),
+            (std::vector<std::string>{"filters", "kernel_size", "strides"}));
 }
 
 TEST(KerasRefusals, KeysAreWrittenAsKerasWritesThem) {
