@@ -18,10 +18,4 @@ std::vector<int64_t> per_axis(const std::vector<int64_t>& value, int rank, std::
   return out;
 }
 
-std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
-                                 std::vector<int64_t> fallback) {
-  const Config* c = config.find(key);
-  return c == nullptr || c->is_null() ? fallback : c->as_int_list();
-}
-
 }  // namespace kiln::layers

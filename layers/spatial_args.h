@@ -16,10 +16,6 @@ namespace kiln::layers {
 std::vector<int64_t> per_axis(const std::vector<int64_t>& value, int rank, std::string_view what,
                               int64_t minimum = 1);
 
-// An int-or-list config value, or `fallback` when the key is absent or null.
-std::vector<int64_t> int_list_or(const Config& config, std::string_view key,
-                                 std::vector<int64_t> fallback);
-
 // kiln's windowed layers work on channels_last only; a config asking for channels_first (Keras
 // writes data_format into every such config) is an error rather than a silent transpose.
 template <typename Options>

@@ -35,45 +35,41 @@ std::vector<Tensor> Pooling::call(const std::vector<Tensor>& inputs, const CallC
                        {1})};
 }
 
-namespace {
-
-const FieldTable<PoolingOptions>& fields() {
-  static const FieldTable<PoolingOptions> table{field("padding", &PoolingOptions::padding),
-                                                field("strides", &PoolingOptions::strides),
-                                                channels_last_field<PoolingOptions>()};
+const FieldTable<Pooling::Arguments>& Pooling::fields() {
+  static const FieldTable<Arguments> table =
+      with_options<Arguments>({field("pool_size", &Arguments::pool_size)},
+                              FieldTable<PoolingOptions>{field("padding", &PoolingOptions::padding),
+                                                         field("strides", &PoolingOptions::strides),
+                                                         channels_last_field<PoolingOptions>()});
   return table;
 }
 
-}  // namespace
-
 Config Pooling::get_config() const {
-  return write_fields(options_, fields(), Layer::get_config().set("pool_size", pool_size_));
+  return write_fields(Arguments{options_, pool_size_}, fields(), Layer::get_config());
 }
 
-std::pair<std::vector<int64_t>, PoolingOptions> Pooling::arguments_of(const Config& c,
-                                                                      std::string_view class_name) {
-  return {int_list_or(c, "pool_size", {2}),
-          read_layer_fields(c, fields(), class_name, {"pool_size"})};
+Pooling::Arguments Pooling::arguments_of(const Config& c, std::string_view class_name) {
+  return read_layer_fields(c, fields(), class_name);
 }
 
 LayerPtr MaxPooling1D::from_config(const Config& c) {
-  auto [pool_size, options] = arguments_of(c, "MaxPooling1D");
-  return std::make_shared<MaxPooling1D>(std::move(pool_size), std::move(options));
+  Arguments a = arguments_of(c, "MaxPooling1D");
+  return std::make_shared<MaxPooling1D>(a.pool_size, std::move(a));
 }
 
 LayerPtr MaxPooling2D::from_config(const Config& c) {
-  auto [pool_size, options] = arguments_of(c, "MaxPooling2D");
-  return std::make_shared<MaxPooling2D>(std::move(pool_size), std::move(options));
+  Arguments a = arguments_of(c, "MaxPooling2D");
+  return std::make_shared<MaxPooling2D>(a.pool_size, std::move(a));
 }
 
 LayerPtr AveragePooling1D::from_config(const Config& c) {
-  auto [pool_size, options] = arguments_of(c, "AveragePooling1D");
-  return std::make_shared<AveragePooling1D>(std::move(pool_size), std::move(options));
+  Arguments a = arguments_of(c, "AveragePooling1D");
+  return std::make_shared<AveragePooling1D>(a.pool_size, std::move(a));
 }
 
 LayerPtr AveragePooling2D::from_config(const Config& c) {
-  auto [pool_size, options] = arguments_of(c, "AveragePooling2D");
-  return std::make_shared<AveragePooling2D>(std::move(pool_size), std::move(options));
+  Arguments a = arguments_of(c, "AveragePooling2D");
+  return std::make_shared<AveragePooling2D>(a.pool_size, std::move(a));
 }
 
 }  // namespace kiln::layers

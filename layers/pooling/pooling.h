@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/layers/layer.h"
 
 namespace kiln::layers {
@@ -28,11 +29,14 @@ class Pooling : public Layer {
   // `what` names the class in argument errors.
   Pooling(int rank, Kind kind, std::string_view what, std::vector<int64_t> pool_size,
           PoolingOptions options);
-  // (pool_size, options) from a Keras config.
-  static std::pair<std::vector<int64_t>, PoolingOptions> arguments_of(const Config& c,
-                                                                      std::string_view class_name);
+  // The options with pool_size (Keras's default 2 on every axis).
+  struct Arguments : PoolingOptions {
+    std::vector<int64_t> pool_size = {2};
+  };
+  static Arguments arguments_of(const Config& c, std::string_view class_name);
 
  private:
+  static const FieldTable<Arguments>& fields();
   int rank_;
   Kind kind_;
   std::vector<int64_t> pool_size_;

@@ -26,13 +26,27 @@ std::vector<Tensor> Permute::call(const std::vector<Tensor>& inputs, const CallC
   return {ops::transpose(x, std::move(perm))};
 }
 
+namespace {
+
+// The base arguments with the required dims.
+struct Arguments : PermuteOptions {
+  std::vector<int64_t> dims;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table{required(field("dims", &Arguments::dims))};
+  return table;
+}
+
+}  // namespace
+
 Config Permute::get_config() const {
-  return Layer::get_config().set("dims", Config(dims_));
+  return write_fields(Arguments{{}, dims_}, fields(), Layer::get_config());
 }
 
 LayerPtr Permute::from_config(const Config& c) {
-  return std::make_shared<Permute>(c["dims"].as_int_list(),
-                                   read_layer_fields<PermuteOptions>(c, "Permute", {"dims"}));
+  Arguments a = read_layer_fields(c, fields(), "Permute");
+  return std::make_shared<Permute>(a.dims, std::move(a));
 }
 
 }  // namespace kiln::layers

@@ -19,13 +19,27 @@ std::vector<Tensor> RepeatVector::call(const std::vector<Tensor>& inputs, const 
   return {ops::gather(ops::expand_dims(x, 1), zeros({n_}, DType::i64, x.device()), 1)};
 }
 
+namespace {
+
+// The base arguments with the required n.
+struct Arguments : RepeatVectorOptions {
+  int64_t n = 0;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table{required(field("n", &Arguments::n))};
+  return table;
+}
+
+}  // namespace
+
 Config RepeatVector::get_config() const {
-  return Layer::get_config().set("n", n_);
+  return write_fields(Arguments{{}, n_}, fields(), Layer::get_config());
 }
 
 LayerPtr RepeatVector::from_config(const Config& c) {
-  return std::make_shared<RepeatVector>(
-      c["n"].as_int(), read_layer_fields<RepeatVectorOptions>(c, "RepeatVector", {"n"}));
+  Arguments a = read_layer_fields(c, fields(), "RepeatVector");
+  return std::make_shared<RepeatVector>(a.n, std::move(a));
 }
 
 }  // namespace kiln::layers

@@ -34,14 +34,28 @@ std::vector<Tensor> Reshape::call(const std::vector<Tensor>& inputs, const CallC
   return {ops::reshape(inputs[0], Shape(std::move(dims)))};
 }
 
+namespace {
+
+// The base arguments with the required target_shape.
+struct Arguments : ReshapeOptions {
+  std::vector<int64_t> target_shape;
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table{
+      required(field("target_shape", &Arguments::target_shape))};
+  return table;
+}
+
+}  // namespace
+
 Config Reshape::get_config() const {
-  return Layer::get_config().set("target_shape", Config(target_.dims()));
+  return write_fields(Arguments{{}, target_.dims()}, fields(), Layer::get_config());
 }
 
 LayerPtr Reshape::from_config(const Config& c) {
-  return std::make_shared<Reshape>(
-      Shape(c["target_shape"].as_int_list()),
-      read_layer_fields<ReshapeOptions>(c, "Reshape", {"target_shape"}));
+  Arguments a = read_layer_fields(c, fields(), "Reshape");
+  return std::make_shared<Reshape>(Shape(a.target_shape), std::move(a));
 }
 
 }  // namespace kiln::layers

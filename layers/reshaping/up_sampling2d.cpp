@@ -37,22 +37,28 @@ std::vector<Tensor> UpSampling2D::call(const std::vector<Tensor>& inputs, const 
 
 namespace {
 
-const FieldTable<UpSampling2DOptions>& fields() {
-  static const FieldTable<UpSampling2DOptions> table{
-      channels_last_field<UpSampling2DOptions>(),
-      field("interpolation", &UpSampling2DOptions::interpolation)};
+// The options with size (Keras's default 2 on both axes).
+struct Arguments : UpSampling2DOptions {
+  std::vector<int64_t> size = {2, 2};
+};
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table = with_options<Arguments>(
+      {field("size", &Arguments::size)},
+      FieldTable<UpSampling2DOptions>{channels_last_field<UpSampling2DOptions>(),
+                                      field("interpolation", &UpSampling2DOptions::interpolation)});
   return table;
 }
 
 }  // namespace
 
 Config UpSampling2D::get_config() const {
-  return write_fields(options_, fields(), Layer::get_config().set("size", size_));
+  return write_fields(Arguments{options_, size_}, fields(), Layer::get_config());
 }
 
 LayerPtr UpSampling2D::from_config(const Config& c) {
-  return std::make_shared<UpSampling2D>(int_list_or(c, "size", {2, 2}),
-                                        read_layer_fields(c, fields(), "UpSampling2D", {"size"}));
+  Arguments a = read_layer_fields(c, fields(), "UpSampling2D");
+  return std::make_shared<UpSampling2D>(a.size, std::move(a));
 }
 
 }  // namespace kiln::layers
