@@ -35,6 +35,9 @@ struct ConfigField {
   // Whether a config must hold the key (a required argument: Dense's units, a schedule's
   // decay_steps); its absence is an error naming it.
   bool required = false;
+  // Whether `write` writes the key for these options; empty: always (Keras writes some keys only
+  // when set, an AUC's thresholds).
+  std::function<bool(const Options&)> written_if = nullptr;
 };
 
 template <typename Options>
@@ -148,6 +151,13 @@ ConfigField<Options> required(ConfigField<Options> f) {
   return f;
 }
 
+// `f`, written only where `when(options)` holds.
+template <typename Options, typename When>
+ConfigField<Options> written_if(ConfigField<Options> f, When when) {
+  f.written_if = std::move(when);
+  return f;
+}
+
 // A key accepted and ignored: one that only matters together with another key kiln refuses
 // unless null (lora_alpha without lora_rank), or a hint that does not change what is computed
 // (a recurrent layer's unroll). Written as `written` when given, else never.
@@ -171,6 +181,8 @@ requires std::derived_from<Arguments, Options> FieldTable<Arguments> with_option
       read(value, into, what);
     };
     if (f.write) lifted.write = [write = f.write](const Arguments& from) { return write(from); };
+    if (f.written_if)
+      lifted.written_if = [when = f.written_if](const Arguments& from) { return when(from); };
     required_fields.push_back(std::move(lifted));
   }
   return required_fields;
@@ -208,7 +220,7 @@ template <typename Options>
 Config write_fields(const Options& options, const FieldTable<Options>& table,
                     Config into = Config::map()) {
   for (const ConfigField<Options>& f : table)
-    if (f.write) into.set(f.key, f.write(options));
+    if (f.write && (!f.written_if || f.written_if(options))) into.set(f.key, f.write(options));
   return into;
 }
 

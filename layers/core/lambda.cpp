@@ -54,7 +54,7 @@ namespace {
 
 // Keras passes `arguments` as keyword arguments to the function; kiln functions take one tensor,
 // and masks and output shapes are computed, not given.
-const FieldTable<LambdaOptions>& fields() {
+const FieldTable<LambdaOptions>& option_fields() {
   static const FieldTable<LambdaOptions> table{
       {"arguments",
        [](const Config& arguments, LambdaOptions&, std::string_view) {
@@ -68,23 +68,38 @@ const FieldTable<LambdaOptions>& fields() {
   return table;
 }
 
+// The options with the required function, by its registered name.
+struct Arguments : LambdaOptions {
+  std::string function;
+};
+
+Config function_config(const std::string& name) {
+  return Config::map()
+      .set("module", "builtins")
+      .set("class_name", "function")
+      .set("config", name)
+      .set("registered_name", "function");
+}
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table = with_options<Arguments>(
+      {required(field("function", &Arguments::function, function_name_of, function_config))},
+      option_fields());
+  return table;
+}
+
 }  // namespace
 
 Config Lambda::get_config() const {
   KILN_CHECK(!registered_name_.empty(), "Lambda layer '", name(),
              "' wraps an unnamed C++ function, which cannot be serialized; register it with "
              "kiln::layers::register_lambda(name, fn) and build the layer as Lambda(name)");
-  return write_fields(LambdaOptions{}, fields(),
-                      Layer::get_config().set("function", Config::map()
-                                                              .set("module", "builtins")
-                                                              .set("class_name", "function")
-                                                              .set("config", registered_name_)
-                                                              .set("registered_name", "function")));
+  return write_fields(Arguments{{}, registered_name_}, fields(), Layer::get_config());
 }
 
 LayerPtr Lambda::from_config(const Config& c) {
-  return std::make_shared<Lambda>(function_name_of(c["function"]),
-                                  read_layer_fields(c, fields(), "Lambda", {"function"}));
+  Arguments a = read_layer_fields(c, fields(), "Lambda");
+  return std::make_shared<Lambda>(a.function, std::move(a));
 }
 
 }  // namespace kiln::layers

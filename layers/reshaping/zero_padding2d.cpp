@@ -24,37 +24,48 @@ std::vector<Tensor> ZeroPadding2D::call(const std::vector<Tensor>& inputs, const
 
 namespace {
 
-const FieldTable<ZeroPadding2DOptions>& fields() {
-  static const FieldTable<ZeroPadding2DOptions> table{channels_last_field<ZeroPadding2DOptions>()};
+using Padding = std::vector<std::pair<int64_t, int64_t>>;
+
+// The base arguments with padding (Keras's default 1 on every side).
+struct Arguments : ZeroPadding2DOptions {
+  Padding padding{{1, 1}, {1, 1}};
+};
+
+// Keras accepts an int (every side), (rows, cols) (symmetric) or ((top, bottom), (left, right)),
+// and writes the last.
+Padding padding_of(const Config& p) {
+  if (p.is_int()) return {{p.as_int(), p.as_int()}, {p.as_int(), p.as_int()}};
+  Padding padding;
+  for (const Config& axis : p.as_list()) {
+    const std::vector<int64_t> v = per_axis(axis.as_int_list(), 2, "ZeroPadding2D padding", 0);
+    padding.emplace_back(v[0], v[1]);
+  }
+  return padding;
+}
+
+Config padding_config(const Padding& padding) {
+  Config::List pairs;
+  for (const auto& [before, after] : padding)
+    pairs.emplace_back(std::vector<int64_t>{before, after});
+  return Config(std::move(pairs));
+}
+
+const FieldTable<Arguments>& fields() {
+  static const FieldTable<Arguments> table = with_options<Arguments>(
+      {field("padding", &Arguments::padding, padding_of, padding_config)},
+      FieldTable<ZeroPadding2DOptions>{channels_last_field<ZeroPadding2DOptions>()});
   return table;
 }
 
 }  // namespace
 
 Config ZeroPadding2D::get_config() const {
-  Config::List pairs;
-  for (const auto& [before, after] : padding_)
-    pairs.emplace_back(std::vector<int64_t>{before, after});
-  return write_fields(ZeroPadding2DOptions{}, fields(),
-                      Layer::get_config().set("padding", Config(std::move(pairs))));
+  return write_fields(Arguments{{}, padding_}, fields(), Layer::get_config());
 }
 
 LayerPtr ZeroPadding2D::from_config(const Config& c) {
-  // Keras accepts an int (every side), (rows, cols) (symmetric) or ((top, bottom), (left, right)).
-  std::vector<std::pair<int64_t, int64_t>> padding{{1, 1}, {1, 1}};
-  if (const Config* p = c.find("padding"); p != nullptr && !p->is_null()) {
-    padding.clear();
-    if (p->is_int()) {
-      padding = {{p->as_int(), p->as_int()}, {p->as_int(), p->as_int()}};
-    } else {
-      for (const Config& axis : p->as_list()) {
-        const std::vector<int64_t> v = per_axis(axis.as_int_list(), 2, "ZeroPadding2D padding", 0);
-        padding.emplace_back(v[0], v[1]);
-      }
-    }
-  }
-  return std::make_shared<ZeroPadding2D>(
-      std::move(padding), read_layer_fields(c, fields(), "ZeroPadding2D", {"padding"}));
+  Arguments a = read_layer_fields(c, fields(), "ZeroPadding2D");
+  return std::make_shared<ZeroPadding2D>(a.padding, std::move(a));
 }
 
 }  // namespace kiln::layers

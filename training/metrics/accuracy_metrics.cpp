@@ -15,6 +15,34 @@ int64_t checked_k(int64_t k, std::string_view class_name) {
   return k;
 }
 
+struct ThresholdArguments {
+  double threshold = 0.5;
+};
+
+const FieldTable<ThresholdArguments>& threshold_fields() {
+  static const FieldTable<ThresholdArguments> table{
+      field("threshold", &ThresholdArguments::threshold)};
+  return table;
+}
+
+struct TopKArguments {
+  int64_t k = 5;
+};
+
+const FieldTable<TopKArguments>& top_k_fields() {
+  static const FieldTable<TopKArguments> table{field("k", &TopKArguments::k)};
+  return table;
+}
+
+// Keras's from_sorted_ids=True (y_pred holding class ids) is refused; kiln does not write it.
+const FieldTable<TopKArguments>& sparse_top_k_fields() {
+  static const FieldTable<TopKArguments> table{
+      field("k", &TopKArguments::k),
+      read_only(fixed_field<TopKArguments>("from_sorted_ids", Config(false),
+                                           "y_pred must hold scores, not sorted class ids"))};
+  return table;
+}
+
 }  // namespace
 
 Accuracy::Accuracy(std::string name) : MeanMetricWrapper(accuracy, std::move(name)) {}
@@ -32,12 +60,14 @@ BinaryAccuracy::BinaryAccuracy(std::string name, double threshold)
       threshold_(threshold) {}
 
 Config BinaryAccuracy::get_config() const {
-  return MeanMetricWrapper::get_config().set("threshold", threshold_);
+  return write_fields(ThresholdArguments{threshold_}, threshold_fields(),
+                      MeanMetricWrapper::get_config());
 }
 
 MetricPtr BinaryAccuracy::from_config(const Config& config) {
-  std::string name = read_common_config(config, "BinaryAccuracy", "binary_accuracy", {"threshold"});
-  return std::make_shared<BinaryAccuracy>(std::move(name), config.get_double("threshold", 0.5));
+  auto [name, args] =
+      read_metric_fields(config, threshold_fields(), "BinaryAccuracy", "binary_accuracy");
+  return std::make_shared<BinaryAccuracy>(std::move(name), args.threshold);
 }
 
 CategoricalAccuracy::CategoricalAccuracy(std::string name)
@@ -65,13 +95,13 @@ TopKCategoricalAccuracy::TopKCategoricalAccuracy(int64_t k, std::string name)
       k_(checked_k(k, "TopKCategoricalAccuracy")) {}
 
 Config TopKCategoricalAccuracy::get_config() const {
-  return MeanMetricWrapper::get_config().set("k", k_);
+  return write_fields(TopKArguments{k_}, top_k_fields(), MeanMetricWrapper::get_config());
 }
 
 MetricPtr TopKCategoricalAccuracy::from_config(const Config& config) {
-  std::string name =
-      read_common_config(config, "TopKCategoricalAccuracy", "top_k_categorical_accuracy", {"k"});
-  return std::make_shared<TopKCategoricalAccuracy>(config.get_int("k", 5), std::move(name));
+  auto [name, args] = read_metric_fields(config, top_k_fields(), "TopKCategoricalAccuracy",
+                                         "top_k_categorical_accuracy");
+  return std::make_shared<TopKCategoricalAccuracy>(args.k, std::move(name));
 }
 
 SparseTopKCategoricalAccuracy::SparseTopKCategoricalAccuracy(int64_t k, std::string name)
@@ -83,16 +113,14 @@ SparseTopKCategoricalAccuracy::SparseTopKCategoricalAccuracy(int64_t k, std::str
       k_(checked_k(k, "SparseTopKCategoricalAccuracy")) {}
 
 Config SparseTopKCategoricalAccuracy::get_config() const {
-  return MeanMetricWrapper::get_config().set("k", k_);
+  return write_fields(TopKArguments{k_}, sparse_top_k_fields(), MeanMetricWrapper::get_config());
 }
 
 MetricPtr SparseTopKCategoricalAccuracy::from_config(const Config& config) {
-  std::string name =
-      read_common_config(config, "SparseTopKCategoricalAccuracy",
-                         "sparse_top_k_categorical_accuracy", {"k", "from_sorted_ids"});
-  KILN_CHECK(!config.get_bool("from_sorted_ids", false), config.where(),
-             "SparseTopKCategoricalAccuracy: from_sorted_ids=true is not supported");
-  return std::make_shared<SparseTopKCategoricalAccuracy>(config.get_int("k", 5), std::move(name));
+  auto [name, args] =
+      read_metric_fields(config, sparse_top_k_fields(), "SparseTopKCategoricalAccuracy",
+                         "sparse_top_k_categorical_accuracy");
+  return std::make_shared<SparseTopKCategoricalAccuracy>(args.k, std::move(name));
 }
 
 }  // namespace kiln::metrics

@@ -229,38 +229,35 @@ Tensor AUC::result() const {
   return {};
 }
 
+const FieldTable<AUCOptions>& AUC::fields() {
+  using O = AUCOptions;
+  static const FieldTable<O> table{
+      field("num_thresholds", &O::num_thresholds),
+      field(
+          "curve", &O::curve, [](const Config& c) { return parse_auc_curve(c.as_string()); },
+          [](AUCCurve curve) { return Config(std::string(auc_curve_name(curve))); }),
+      field(
+          "summation_method", &O::summation_method,
+          [](const Config& c) { return parse_auc_summation_method(c.as_string()); },
+          [](AUCSummationMethod method) {
+            return Config(std::string(auc_summation_method_name(method)));
+          }),
+      field("multi_label", &O::multi_label), field("num_labels", &O::num_labels),
+      field("label_weights", &O::label_weights, read_label_weights,
+            [](const std::vector<double>& w) { return w.empty() ? Config() : Config(w); }),
+      field("from_logits", &O::from_logits),
+      // Keras writes thresholds only when they were given (not num_thresholds' even spacing).
+      written_if(field("thresholds", &O::thresholds),
+                 [](const O& o) { return !o.thresholds.empty(); })};
+  return table;
+}
+
 Config AUC::get_config() const {
-  Config config =
-      Metric::get_config()
-          .set("num_thresholds", options_.num_thresholds)
-          .set("curve", auc_curve_name(options_.curve))
-          .set("summation_method", auc_summation_method_name(options_.summation_method))
-          .set("multi_label", options_.multi_label)
-          .set("num_labels", options_.num_labels ? Config(*options_.num_labels) : Config())
-          .set("label_weights",
-               options_.label_weights.empty() ? Config() : Config(options_.label_weights))
-          .set("from_logits", options_.from_logits);
-  if (!options_.thresholds.empty()) config.set("thresholds", options_.thresholds);
-  return config;
+  return write_fields(options_, fields(), Metric::get_config());
 }
 
 MetricPtr AUC::from_config(const Config& config) {
-  std::string name =
-      read_common_config(config, "AUC", "auc",
-                         {"num_thresholds", "curve", "summation_method", "thresholds",
-                          "multi_label", "num_labels", "label_weights", "from_logits"});
-  AUCOptions options;
-  options.num_thresholds = config.get_int("num_thresholds", options.num_thresholds);
-  options.curve = parse_auc_curve(config.get_string("curve", "ROC"));
-  options.summation_method =
-      parse_auc_summation_method(config.get_string("summation_method", "interpolation"));
-  if (const Config* t = config.find("thresholds"); t != nullptr && !t->is_null())
-    options.thresholds = t->as_double_list();
-  options.multi_label = config.get_bool("multi_label", false);
-  options.num_labels = optional_int(config, "num_labels");
-  if (const Config* w = config.find("label_weights"); w != nullptr && !w->is_null())
-    options.label_weights = read_label_weights(*w);
-  options.from_logits = config.get_bool("from_logits", false);
+  auto [name, options] = read_metric_fields(config, fields(), "AUC", "auc");
   return std::make_shared<AUC>(std::move(options), std::move(name));
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/training/metrics/confusion_counts.h"
 #include "kiln/training/metrics/metric.h"
 
@@ -51,6 +52,7 @@ class AUC : public Metric {
   const std::vector<double>& thresholds() const { return confusion_.thresholds; }
 
  private:
+  static const FieldTable<AUCOptions>& fields();
   // The area from per-threshold curve points (x falls as the threshold rises).
   Tensor riemann_sum(const Tensor& x, const Tensor& y) const;
   // PR with interpolation: Davis & Goadrich 2006, the area between thresholds under precision

@@ -8,7 +8,7 @@ namespace kiln::metrics {
 
 std::string read_common_config(const Config& config, std::string_view class_name,
                                std::string_view default_name,
-                               std::initializer_list<std::string_view> own_keys) {
+                               const std::vector<std::string>& own_keys) {
   KILN_CHECK(config.is_map(), config.where(), "the config of metric ", class_name,
              " must be a map, got ", Config::type_name(config.type()));
   std::vector<std::string> known = {"name", "dtype"};
@@ -18,12 +18,6 @@ std::string read_common_config(const Config& config, std::string_view class_name
   KILN_CHECK(dtype == "float32", config.where(), "metric ", class_name,
              ": dtype must be float32 (kiln keeps metric state in float32), got '", dtype, "'");
   return config.get_string("name", default_name);
-}
-
-std::optional<int64_t> optional_int(const Config& config, std::string_view key) {
-  const Config* value = config.find(key);
-  if (value == nullptr || value->is_null()) return std::nullopt;
-  return value->as_int();
 }
 
 }  // namespace kiln::metrics

@@ -43,30 +43,26 @@ Tensor ThresholdRatioMetric::result() const {
   return ops::reshape(divide_no_nan(tp, tp + other_.value()), Shape{});
 }
 
-Config ThresholdRatioMetric::get_config() const {
-  const auto optional = [](const auto& value) { return value ? Config(*value) : Config(); };
-  return Metric::get_config()
-      .set("thresholds", optional(init_threshold_))
-      .set("top_k", optional(options_.top_k))
-      .set("class_id", optional(options_.class_id));
+const FieldTable<ThresholdRatioMetric::Arguments>& ThresholdRatioMetric::fields() {
+  // Keras also takes a list of thresholds, with one result per threshold; kiln's result() is a
+  // scalar.
+  const auto one_threshold = [](const Config& value, Arguments& into, std::string_view what) {
+    const std::vector<double> values = value.as_double_list();
+    KILN_CHECK(values.size() == 1, value.where(), what,
+               ": one threshold is supported (result() is a scalar), got ", values.size());
+    into.thresholds = values[0];
+  };
+  static const FieldTable<Arguments> table{
+      {"thresholds", one_threshold,
+       [](const Arguments& a) { return a.thresholds ? Config(*a.thresholds) : Config(); }},
+      field("top_k", &Arguments::top_k),
+      field("class_id", &Arguments::class_id)};
+  return table;
 }
 
-ThresholdRatioMetric::Args ThresholdRatioMetric::read_config(const Config& config,
-                                                             std::string_view class_name,
-                                                             std::string_view default_name) {
-  Args args;
-  args.name =
-      read_common_config(config, class_name, default_name, {"thresholds", "top_k", "class_id"});
-  if (const Config* thresholds = config.find("thresholds");
-      thresholds != nullptr && !thresholds->is_null()) {
-    const std::vector<double> values = thresholds->as_double_list();
-    KILN_CHECK(values.size() == 1, thresholds->where(), class_name,
-               ": one threshold is supported (result() is a scalar), got ", values.size());
-    args.threshold = values[0];
-  }
-  args.top_k = optional_int(config, "top_k");
-  args.class_id = optional_int(config, "class_id");
-  return args;
+Config ThresholdRatioMetric::get_config() const {
+  return write_fields(Arguments{init_threshold_, options_.top_k, options_.class_id}, fields(),
+                      Metric::get_config());
 }
 
 Precision::Precision(std::optional<double> threshold, std::optional<int64_t> top_k,
@@ -75,9 +71,8 @@ Precision::Precision(std::optional<double> threshold, std::optional<int64_t> top
                            class_id) {}
 
 MetricPtr Precision::from_config(const Config& config) {
-  Args args = read_config(config, "Precision", "precision");
-  return std::make_shared<Precision>(args.threshold, args.top_k, args.class_id,
-                                     std::move(args.name));
+  auto [name, args] = read_metric_fields(config, fields(), "Precision", "precision");
+  return std::make_shared<Precision>(args.thresholds, args.top_k, args.class_id, std::move(name));
 }
 
 Recall::Recall(std::optional<double> threshold, std::optional<int64_t> top_k,
@@ -86,8 +81,8 @@ Recall::Recall(std::optional<double> threshold, std::optional<int64_t> top_k,
                            class_id) {}
 
 MetricPtr Recall::from_config(const Config& config) {
-  Args args = read_config(config, "Recall", "recall");
-  return std::make_shared<Recall>(args.threshold, args.top_k, args.class_id, std::move(args.name));
+  auto [name, args] = read_metric_fields(config, fields(), "Recall", "recall");
+  return std::make_shared<Recall>(args.thresholds, args.top_k, args.class_id, std::move(name));
 }
 
 }  // namespace kiln::metrics

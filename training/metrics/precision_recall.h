@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "kiln/framework/core/config_fields.h"
 #include "kiln/training/metrics/confusion_counts.h"
 #include "kiln/training/metrics/metric.h"
 
@@ -27,15 +28,13 @@ class ThresholdRatioMetric : public Metric {
   ThresholdRatioMetric(std::string_view class_name, std::string name,
                        const std::string& other_count, std::optional<double> threshold,
                        std::optional<int64_t> top_k, std::optional<int64_t> class_id);
-  // The constructor arguments from a Keras config (besides name and dtype).
-  struct Args {
-    std::string name;
-    std::optional<double> threshold;
+  // The constructor arguments besides the name, with Keras's keys (one of "thresholds").
+  struct Arguments {
+    std::optional<double> thresholds;
     std::optional<int64_t> top_k;
     std::optional<int64_t> class_id;
   };
-  static Args read_config(const Config& config, std::string_view class_name,
-                          std::string_view default_name);
+  static const FieldTable<Arguments>& fields();
 
  private:
   std::optional<double> init_threshold_;  // as given, for the config (Keras's None = default)
