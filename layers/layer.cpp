@@ -94,10 +94,14 @@ void Layer::build_from(const std::vector<Shape>& input_shapes) {
   built_ = true;
 }
 
-void Layer::unbuild() {
+Layer::~Layer() {
+  TrialBuild::forget(*this);
+}
+
+void Layer::unbuild(size_t kept) {
   built_ = false;
-  weights_.clear();
-  regularizers_.clear();
+  weights_.resize(kept);
+  regularizers_.resize(kept);
 }
 
 void Layer::set_trainable(bool trainable) {

@@ -74,7 +74,7 @@ struct WeightGroup {
 class Layer : public std::enable_shared_from_this<Layer> {
  public:
   explicit Layer(LayerArgs args = {});
-  virtual ~Layer() = default;
+  virtual ~Layer();
   Layer(Layer&&) = default;
   Layer& operator=(Layer&&) = default;
 
@@ -142,9 +142,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void build_from(const std::vector<Shape>& input_shapes);
 
  protected:
-  // Undoes build() at the end of the trial that ran it (trial_build.h): the weights go and the
-  // next call builds again. Layers whose build() keeps more than weights override it.
-  virtual void unbuild();
+  // Undoes build() at the end of the trial that ran it (trial_build.h): the weights it added go
+  // (those after the first `kept`, which the constructor may have made) and the next call builds
+  // again. Layers whose build() keeps more than weights override it.
+  virtual void unbuild(size_t kept);
   friend class TrialBuild;
   // A weight named "<layer>/<name>", created from the initializer in the variable dtype (in a
   // trial build, a symbolic one); the optimizer applies `constraint` after each update.

@@ -61,12 +61,11 @@ const FieldTable<CosineDecayOptions>& cosine_decay_fields() {
   return table;
 }
 
-// A schedule made from its config read over `defaults` by its field table.
+// A schedule made from its config, read by its field table.
 template <class Schedule, typename Options>
-ScheduleFactory options_factory(const std::string& class_name, const FieldTable<Options>& table,
-                                Options defaults = {}) {
-  return [class_name, &table, defaults](const Config& c) -> SchedulePtr {
-    return std::make_shared<Schedule>(read_fields(c, table, "schedule " + class_name, defaults));
+ScheduleFactory options_factory(const std::string& class_name, const FieldTable<Options>& table) {
+  return [class_name, &table](const Config& c) -> SchedulePtr {
+    return std::make_shared<Schedule>(read_fields(c, table, "schedule " + class_name));
   };
 }
 

@@ -47,7 +47,6 @@ class DecayRateSchedule : public LearningRateSchedule {
  public:
   Tensor operator()(const Tensor& step) const override;
   Config get_config() const override;
-  const DecayRateOptions& options() const { return options_; }
 
  protected:
   // `schedule` names the class in argument errors and is the default name.

@@ -170,8 +170,8 @@ ConfigField<Options> ignored_field(std::string key, std::optional<Config> writte
 
 // A class's arguments as one struct: its options struct with the required (constructor)
 // arguments added, `struct DenseArguments : DenseOptions { int64_t units = 0; }`, so one table
-// holds every key, each spelled once. The required fields come first (Keras's config order),
-// then the options' table, lifted to the derived struct.
+// holds every key, each spelled once. The required fields come first (where the constructor
+// takes them), then the options' table, lifted to the derived struct.
 template <typename Arguments, typename Options>
 requires std::derived_from<Arguments, Options> FieldTable<Arguments> with_options(
     FieldTable<Arguments> required_fields, const FieldTable<Options>& options) {

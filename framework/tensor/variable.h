@@ -19,7 +19,7 @@ namespace kiln {
 
 // What a Variable handle shares; the payload of a graph's read_variable node.
 struct VariableState : NodePayload {
-  Tensor value;  // always concrete; assignment copies into its storage
+  Tensor value;  // concrete (but a trial build's: Variable::symbolic); assignment copies into it
   std::string name;
   bool trainable = true;
   // Keras's Variable.constraint: a projection the optimizer applies after each update (MaxNorm);

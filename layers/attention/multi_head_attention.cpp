@@ -235,8 +235,8 @@ Config MultiHeadAttention::get_config() const {
 }
 
 LayerPtr MultiHeadAttention::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "MultiHeadAttention");
-  return std::make_shared<MultiHeadAttention>(a.num_heads, a.key_dim, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "MultiHeadAttention");
+  return std::make_shared<MultiHeadAttention>(a.num_heads, a.key_dim, a);
 }
 
 }  // namespace kiln::layers

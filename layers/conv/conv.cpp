@@ -56,13 +56,13 @@ Conv::Arguments Conv::arguments_of(const Config& c, std::string_view class_name)
 }
 
 LayerPtr Conv1D::from_config(const Config& c) {
-  Arguments a = arguments_of(c, "Conv1D");
-  return std::make_shared<Conv1D>(a.filters, a.kernel_size, std::move(a));
+  const Arguments a = arguments_of(c, "Conv1D");
+  return std::make_shared<Conv1D>(a.filters, a.kernel_size, a);
 }
 
 LayerPtr Conv2D::from_config(const Config& c) {
-  Arguments a = arguments_of(c, "Conv2D");
-  return std::make_shared<Conv2D>(a.filters, a.kernel_size, std::move(a));
+  const Arguments a = arguments_of(c, "Conv2D");
+  return std::make_shared<Conv2D>(a.filters, a.kernel_size, a);
 }
 
 }  // namespace kiln::layers

@@ -50,8 +50,8 @@ Config DepthwiseConv2D::get_config() const {
 }
 
 LayerPtr DepthwiseConv2D::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "DepthwiseConv2D");
-  return std::make_shared<DepthwiseConv2D>(a.kernel_size, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "DepthwiseConv2D");
+  return std::make_shared<DepthwiseConv2D>(a.kernel_size, a);
 }
 
 }  // namespace kiln::layers

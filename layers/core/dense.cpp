@@ -67,8 +67,8 @@ Config Dense::get_config() const {
 }
 
 LayerPtr Dense::from_config(const Config& c) {
-  DenseArguments a = read_layer_fields(c, fields(), "Dense");
-  return std::make_shared<Dense>(a.units, std::move(a));
+  const DenseArguments a = read_layer_fields(c, fields(), "Dense");
+  return std::make_shared<Dense>(a.units, a);
 }
 
 }  // namespace kiln::layers

@@ -77,8 +77,8 @@ Config Dropout::get_config() const {
 }
 
 LayerPtr Dropout::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "Dropout");
-  return std::make_shared<Dropout>(a.rate, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "Dropout");
+  return std::make_shared<Dropout>(a.rate, a);
 }
 
 }  // namespace kiln::layers

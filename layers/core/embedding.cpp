@@ -73,8 +73,8 @@ Config Embedding::get_config() const {
 }
 
 LayerPtr Embedding::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "Embedding");
-  return std::make_shared<Embedding>(a.input_dim, a.output_dim, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "Embedding");
+  return std::make_shared<Embedding>(a.input_dim, a.output_dim, a);
 }
 
 }  // namespace kiln::layers

@@ -98,8 +98,8 @@ Config Lambda::get_config() const {
 }
 
 LayerPtr Lambda::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "Lambda");
-  return std::make_shared<Lambda>(a.function, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "Lambda");
+  return std::make_shared<Lambda>(a.function, a);
 }
 
 }  // namespace kiln::layers

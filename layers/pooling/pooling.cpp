@@ -53,23 +53,23 @@ Pooling::Arguments Pooling::arguments_of(const Config& c, std::string_view class
 }
 
 LayerPtr MaxPooling1D::from_config(const Config& c) {
-  Arguments a = arguments_of(c, "MaxPooling1D");
-  return std::make_shared<MaxPooling1D>(a.pool_size, std::move(a));
+  const Arguments a = arguments_of(c, "MaxPooling1D");
+  return std::make_shared<MaxPooling1D>(a.pool_size, a);
 }
 
 LayerPtr MaxPooling2D::from_config(const Config& c) {
-  Arguments a = arguments_of(c, "MaxPooling2D");
-  return std::make_shared<MaxPooling2D>(a.pool_size, std::move(a));
+  const Arguments a = arguments_of(c, "MaxPooling2D");
+  return std::make_shared<MaxPooling2D>(a.pool_size, a);
 }
 
 LayerPtr AveragePooling1D::from_config(const Config& c) {
-  Arguments a = arguments_of(c, "AveragePooling1D");
-  return std::make_shared<AveragePooling1D>(a.pool_size, std::move(a));
+  const Arguments a = arguments_of(c, "AveragePooling1D");
+  return std::make_shared<AveragePooling1D>(a.pool_size, a);
 }
 
 LayerPtr AveragePooling2D::from_config(const Config& c) {
-  Arguments a = arguments_of(c, "AveragePooling2D");
-  return std::make_shared<AveragePooling2D>(a.pool_size, std::move(a));
+  const Arguments a = arguments_of(c, "AveragePooling2D");
+  return std::make_shared<AveragePooling2D>(a.pool_size, a);
 }
 
 }  // namespace kiln::layers

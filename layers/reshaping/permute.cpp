@@ -45,8 +45,8 @@ Config Permute::get_config() const {
 }
 
 LayerPtr Permute::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "Permute");
-  return std::make_shared<Permute>(a.dims, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "Permute");
+  return std::make_shared<Permute>(a.dims, a);
 }
 
 }  // namespace kiln::layers

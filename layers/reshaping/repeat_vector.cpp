@@ -38,8 +38,8 @@ Config RepeatVector::get_config() const {
 }
 
 LayerPtr RepeatVector::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "RepeatVector");
-  return std::make_shared<RepeatVector>(a.n, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "RepeatVector");
+  return std::make_shared<RepeatVector>(a.n, a);
 }
 
 }  // namespace kiln::layers

@@ -54,8 +54,8 @@ Config Reshape::get_config() const {
 }
 
 LayerPtr Reshape::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "Reshape");
-  return std::make_shared<Reshape>(Shape(a.target_shape), std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "Reshape");
+  return std::make_shared<Reshape>(Shape(a.target_shape), a);
 }
 
 }  // namespace kiln::layers

@@ -57,8 +57,8 @@ Config UpSampling2D::get_config() const {
 }
 
 LayerPtr UpSampling2D::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "UpSampling2D");
-  return std::make_shared<UpSampling2D>(a.size, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "UpSampling2D");
+  return std::make_shared<UpSampling2D>(a.size, a);
 }
 
 }  // namespace kiln::layers

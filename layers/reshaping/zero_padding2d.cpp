@@ -64,8 +64,8 @@ Config ZeroPadding2D::get_config() const {
 }
 
 LayerPtr ZeroPadding2D::from_config(const Config& c) {
-  Arguments a = read_layer_fields(c, fields(), "ZeroPadding2D");
-  return std::make_shared<ZeroPadding2D>(a.padding, std::move(a));
+  const Arguments a = read_layer_fields(c, fields(), "ZeroPadding2D");
+  return std::make_shared<ZeroPadding2D>(a.padding, a);
 }
 
 }  // namespace kiln::layers

@@ -36,10 +36,12 @@ const FieldTable<TopKArguments>& top_k_fields() {
 
 // Keras's from_sorted_ids=True (y_pred holding class ids) is refused; kiln does not write it.
 const FieldTable<TopKArguments>& sparse_top_k_fields() {
-  static const FieldTable<TopKArguments> table{
-      field("k", &TopKArguments::k),
-      read_only(fixed_field<TopKArguments>("from_sorted_ids", Config(false),
-                                           "y_pred must hold scores, not sorted class ids"))};
+  static const FieldTable<TopKArguments> table = [] {
+    FieldTable<TopKArguments> t = top_k_fields();
+    t.push_back(read_only(fixed_field<TopKArguments>(
+        "from_sorted_ids", Config(false), "y_pred must hold scores, not sorted class ids")));
+    return t;
+  }();
   return table;
 }
 

@@ -1,8 +1,6 @@
 #pragma once
 // Reading a metric's Keras config ({"name": ..., "dtype": ..., plus its own arguments}) in the
 // from_config factories, with the same errors for every metric.
-#include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>

@@ -94,8 +94,8 @@ void Sequential::build(const std::vector<Shape>& input_shapes) {
   build_symbolically();
 }
 
-void Sequential::unbuild() {
-  Model::unbuild();
+void Sequential::unbuild(size_t kept) {
+  Model::unbuild(kept);
   if (input_declared_) return;
   input_spec_.reset();
   output_specs_.clear();

@@ -38,7 +38,7 @@ class Sequential : public Model {
   std::vector<SummaryRow> summary_rows() const override;
   // Also forgets an input shape taken from the trial's shapes (not one an Input or input_shape
   // gave).
-  void unbuild() override;
+  void unbuild(size_t kept) override;
 
  private:
   // Runs the layers symbolically from the input spec, building them and recording shapes.

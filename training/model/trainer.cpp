@@ -87,12 +87,8 @@ FunctionOptions Trainer::step_options(std::string name, std::vector<TensorSpec> 
 }
 
 void Trainer::prepare(const Batch& host_batch, const Batch* validation) {
+  if (!steps_.empty()) return;
   const DeviceScope scope(device_);
-  if (!steps_.empty()) {
-    if (validation != nullptr)
-      (void)check_batch(batch_on_device(*validation, dtypes_, device_), "fit (validation_data)");
-    return;
-  }
   KILN_CHECK(model_.compiled(), "model '", model_.name(),
              "' is not compiled: call compile() before fit, evaluate or train_on_batch");
   KILN_CHECK(loss_.outputs() > 0, "model '", model_.name(),
@@ -141,6 +137,12 @@ Trainer::Plan Trainer::plan(const Batch& given, const Batch* validation) const {
   for (const auto& specs : {step_specs(batch.y, outputs), step_specs(batch.sample_weight, outputs)})
     p.signature.insert(p.signature.end(), specs.begin(), specs.end());
   return p;
+}
+
+void Trainer::check_validation(const Batch& validation) const {
+  KILN_CHECK(!steps_.empty(), "check_validation before prepare");
+  const DeviceScope scope(device_);
+  (void)check_batch(batch_on_device(validation, dtypes_, device_), "fit (validation_data)");
 }
 
 std::pair<std::vector<DType>, std::vector<TensorSpec>> Trainer::input_plan(

@@ -59,13 +59,17 @@ class Trainer {
   void reset_metrics();
   // Before the first step, in two phases. First every check, on the first batch's shapes alone:
   // the model's outputs for its inputs (on symbolic weights where it is not built yet:
-  // layers/trial_build.h), the targets under the losses, the metrics that fit them and, where
-  // given, a `validation` batch (fit's validation_data) likewise. A batch that fails is refused
-  // then, naming the call, and nothing is left behind. Then, all having passed: the model is
+  // layers/trial_build.h), the targets under the losses, the metrics that fit them (made, not
+  // yet taken) and, where given, a `validation` batch (fit's validation_data) likewise. A batch
+  // that fails is refused then and nothing is left behind. Then, all having passed: the model is
   // built, the optimizer's slots made, the metrics taken and the steps' signatures fixed
   // (compile's step_shapes). The steps call it; fit calls it before its callbacks start, so they
-  // may restore weights and optimizer state.
+  // may restore weights and optimizer state. Errors no shape check can see (a loss that reads
+  // values, a callback, an eager step failing halfway) come later and keep what was made.
   void prepare(const Batch& batch, const Batch* validation = nullptr);
+  // After prepare: refuses fit's validation batch, from shapes alone, when its targets do not fit
+  // the outputs under the losses.
+  void check_validation(const Batch& validation) const;
 
   const Device& device() const { return device_; }
   // This process's (first) replica of compile's strategy ({0, 1} without one).
@@ -97,7 +101,7 @@ class Trainer {
   std::pair<std::vector<DType>, std::vector<TensorSpec>> input_plan(
       const std::vector<Tensor>& x) const;
   // Refuses a batch whose targets do not fit the outputs under the losses, from shapes alone,
-  // naming `call`; returns the outputs' specs.
+  // prefixing the message with `call` where given; returns the outputs' specs.
   std::vector<TensorMeta> check_batch(const Batch& batch, std::string_view call) const;
   // Builds what a model not yet built (from the first batch's `shapes`), or a subclassed model's
   // layers, lacks for inputs of `specs`, outside any trace: the weights exist before the

@@ -112,6 +112,12 @@ datasets::Dataset tensors_dataset(const std::vector<Tensor>& x, const std::vecto
   return datasets::Dataset::from_tensor_slices(components);
 }
 
+// fit's options that any data takes, checked before anything is built or drawn.
+void check_fit_options(const FitOptions& options) {
+  KILN_CHECK(options.validation_freq >= 1, "fit: validation_freq must be at least 1, got ",
+             options.validation_freq);
+}
+
 // fit's validation data as batches: validation_data's tensors, else validation_dataset (or none).
 std::optional<datasets::Dataset> validation_dataset_of(const FitOptions& options) {
   if (!options.validation_data) return options.validation_dataset;
@@ -194,6 +200,7 @@ History Model::fit(const Tensor& x, const Tensor& y, FitOptions options) {
 
 History Model::fit(const std::vector<Tensor>& x, const std::vector<Tensor>& y, FitOptions options) {
   KILN_CHECK(!x.empty() && !y.empty(), "fit needs inputs and targets");
+  check_fit_options(options);
   check_inputs(x, "fit");
   if (options.validation_data) check_inputs(options.validation_data->x, "fit (validation_data)");
   const int64_t n = x[0].dim(0);
@@ -249,14 +256,20 @@ void Model::prepare_for(const datasets::Dataset& data, std::string_view call, ui
 void Model::prepare_steps(const datasets::Dataset& data, std::string_view call, uint64_t pass,
                           const std::optional<datasets::Dataset>& validation) {
   Trainer& t = trainer();
-  if (t.train_function() != nullptr && !validation) return;
-  const std::optional<datasets::Element> first = data.iterator(pass).next();
-  if (!first) return;
+  const bool prepared = t.train_function() != nullptr;
+  std::optional<Batch> first;
+  if (!prepared)
+    if (const std::optional<datasets::Element> e = data.iterator(pass).next())
+      first = to_batch(*this, *e, true, call);
   std::optional<Batch> validation_batch;
   if (validation)
     if (const std::optional<datasets::Element> v = validation->iterator(0).next())
       validation_batch = to_batch(*this, *v, true, "fit (validation_data)");
-  t.prepare(to_batch(*this, *first, true, call), validation_batch ? &*validation_batch : nullptr);
+  if (prepared) {
+    if (validation_batch) t.check_validation(*validation_batch);
+  } else if (first) {
+    t.prepare(*first, validation_batch ? &*validation_batch : nullptr);
+  }
 }
 
 History Model::fit(const datasets::Dataset& data, FitOptions options) {
@@ -266,8 +279,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
   KILN_CHECK(options.validation_split == 0 && !options.sample_weight.defined(),
              "fit: validation_split and sample_weight work with tensors; for a Dataset, pass "
              "validation_data and add sample weights to its elements");
-  KILN_CHECK(options.validation_freq >= 1, "fit: validation_freq must be at least 1, got ",
-             options.validation_freq);
+  check_fit_options(options);
   if (options.validation_data) {
     check_inputs(options.validation_data->x, "fit (validation_data)");
     options.validation_dataset = validation_dataset_of(options);

@@ -333,6 +333,18 @@ TEST(RejectedCalls, ValidationDataIsCheckedBeforeALaterFitTrains) {
   EXPECT_EQ(values_of(model->get_weights()), before);
 }
 
+// fit's own options are checked before anything is built or drawn.
+TEST(RejectedCalls, FitWithAnOptionItRefuses) {
+  const Data d;
+  const FitOptions options{.batch_size = 4, .epochs = 2, .verbose = 0};
+  FitOptions bad = options;
+  bad.validation_freq = 0;
+  expect_refused_then_like_fresh(
+      declared, [&](Sequential& m) { m.fit(d.x, d.y, bad); },
+      {"fit: validation_freq must be at least 1, got 0"},
+      [&](Sequential& m) { return values_of(m.fit(d.x, d.y, options).history.at("loss")); }, d.x);
+}
+
 // Loading a file whose weights do not fit the model changes nothing: the load is all or nothing.
 TEST(RejectedCalls, LoadWeights) {
   const Data d;

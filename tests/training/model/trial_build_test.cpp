@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/core/dense.h"
 #include "kiln/layers/reshaping/reshape.h"
@@ -62,6 +63,47 @@ TEST(TrialBuild, AFailedTrialLeavesNothingAndKeepsLayersBuiltBefore) {
   EXPECT_FALSE(model.layers()[1]->built());
   EXPECT_TRUE(pretrained->built());
   EXPECT_EQ(pretrained->weights()[0].value().to_vector<double>(), kernel);
+}
+
+// A layer that makes a weight in its constructor keeps it; build()'s weight goes with the trial.
+class ScaleAndShift : public Layer {
+  KILN_LAYER_CLASS(ScaleAndShift)
+
+ public:
+  ScaleAndShift() { scale_ = add_weight("scale", {1}, initializers::ones()); }
+  void build(const std::vector<Shape>& shapes) override {
+    shift_ = add_weight("shift", {shapes[0].dim(-1)}, initializers::zeros());
+  }
+  std::vector<Tensor> call(const std::vector<Tensor>& in, const CallContext&) override {
+    return {in[0] * read(scale_) + read(shift_)};
+  }
+
+ private:
+  Variable scale_;
+  Variable shift_;
+};
+
+TEST(TrialBuild, WeightsMadeBeforeBuildingStay) {
+  ScaleAndShift layer;
+  {
+    const TrialBuild trial;
+    (void)layer.compute_output_spec({{DType::f32, {2, 3}, {}}});
+    EXPECT_EQ(layer.weights().size(), 2u);
+  }
+  ASSERT_EQ(layer.weights().size(), 1u);
+  EXPECT_EQ(layer.weights()[0].name(), layer.name() + "/scale");
+  EXPECT_FALSE(layer.weights()[0].value().is_symbolic());
+}
+
+// A layer built in a trial and destroyed before it ends (a temporary a subclassed model's call
+// made) is forgotten, not unbuilt after it is gone.
+TEST(TrialBuild, ALayerGoneBeforeTheTrialEndsIsForgotten) {
+  const TrialBuild trial;
+  {
+    Dense temporary(4);
+    (void)temporary.compute_output_spec({{DType::f32, {2, 3}, {}}});
+    EXPECT_TRUE(temporary.built());
+  }
 }
 
 TEST(TrialBuild, TrialsNestAndOutsideOneNothingIsRecorded) {
