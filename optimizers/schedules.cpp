@@ -61,24 +61,23 @@ const FieldTable<CosineDecayOptions>& cosine_decay_fields() {
   return table;
 }
 
-// A schedule made from its config, read by its field table.
+// Adds `class_name`, made from its config read by its field table.
 template <class Schedule, typename Options>
-ScheduleFactory options_factory(const std::string& class_name, const FieldTable<Options>& table) {
-  return [class_name, &table](const Config& c) -> SchedulePtr {
+void add_schedule(NamedRegistry<ScheduleFactory>& registry, const std::string& class_name,
+                  const FieldTable<Options>& table) {
+  registry.add(class_name, [class_name, &table](const Config& c) -> SchedulePtr {
     return std::make_shared<Schedule>(read_fields(c, table, "schedule " + class_name));
-  };
+  });
 }
 
 NamedRegistry<ScheduleFactory>& registry() {
   static NamedRegistry<ScheduleFactory> r = [] {
     NamedRegistry<ScheduleFactory> built("learning-rate schedule");
-    built.add("ExponentialDecay",
-              options_factory<ExponentialDecay>("ExponentialDecay", decay_rate_fields()));
-    built.add("PiecewiseConstantDecay", options_factory<PiecewiseConstantDecay>(
-                                            "PiecewiseConstantDecay", piecewise_constant_fields()));
-    built.add("CosineDecay", options_factory<CosineDecay>("CosineDecay", cosine_decay_fields()));
-    built.add("InverseTimeDecay",
-              options_factory<InverseTimeDecay>("InverseTimeDecay", decay_rate_fields()));
+    add_schedule<ExponentialDecay>(built, "ExponentialDecay", decay_rate_fields());
+    add_schedule<PiecewiseConstantDecay>(built, "PiecewiseConstantDecay",
+                                         piecewise_constant_fields());
+    add_schedule<CosineDecay>(built, "CosineDecay", cosine_decay_fields());
+    add_schedule<InverseTimeDecay>(built, "InverseTimeDecay", decay_rate_fields());
     return built;
   }();
   return r;

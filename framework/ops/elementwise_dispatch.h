@@ -15,10 +15,10 @@ F make_functor(const Attrs&) {
 }
 // A row with an attribute: its functor holds the op's attr.
 #define KILN_NO_ATTR_FUNCTOR(...)
-#define KILN_ATTR_FUNCTOR(X, op, F, dtypes, domain, gradient, type, attr, value) \
-  template <>                                                                    \
-  inline F make_functor<F>(const Attrs& a) {                                     \
-    return {a.get<type>(#attr)};                                                 \
+#define KILN_ATTR_FUNCTOR(X, op, F, dtypes, domain, gradient, type, key, value) \
+  template <>                                                                   \
+  inline F make_functor<F>(const Attrs& a) {                                    \
+    return {a.get(attr::key)};                                                  \
   }
 KILN_UNARY_OP_ROWS(KILN_NO_ATTR_FUNCTOR, KILN_ATTR_FUNCTOR, _)
 #undef KILN_ATTR_FUNCTOR

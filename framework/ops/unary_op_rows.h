@@ -2,8 +2,9 @@
 // Every unary elementwise op in one row. A row names the op, its functor (the math, in
 // elementwise_functors.h, shared by every backend), the dtypes it takes (Numeric or Floating),
 // its inputs' domain for tests (any, or positive for log's kind) and its gradient (a function in
-// defs/unary_gradients.cpp, or nullptr). A row with an attribute adds its type, name and
-// default: the functor's field, the op's attr and the front function's parameter.
+// defs/unary_ops.cpp, or nullptr). An attribute's name must be a key of attr_keys.h of its type. A
+// row with an attribute adds its type, name and default: the functor's field, the op's attr and the
+// front function's parameter.
 //
 // From these rows follow the op list (op_list.h), the functor list (elementwise_functor_list.h)
 // and with it the fused CPU loops and CUDA sources, shape and dtype inference, the front

@@ -266,7 +266,7 @@ void Trainer::prepare_predict(const std::vector<Tensor>& host_x) {
     const layers::TrialBuild trial;
     if (!model_.built()) model_.build_from(shapes);
     plan = input_plan(given);
-    (void)model_.compute_output_spec(metas_of(inputs_cast(given, plan.first)));
+    (void)model_.compute_output_spec(metas_of(plan.second));
   }
   build_model(shapes, plan.second);
   make_predict_steps(std::move(plan.first), plan.second);
@@ -330,12 +330,17 @@ Logs Trainer::train_batch(const Batch& given) {
 
 std::vector<Tensor> Trainer::train_step(const Batch& given) {
   prepare(given);
+  return run_step(&ReplicaSteps::train, given);
+}
+
+std::vector<Tensor> Trainer::run_step(std::unique_ptr<StepFunction> ReplicaSteps::*step,
+                                      const Batch& given) {
   std::vector<Tensor> results;
   replicas_.run(
       [&](int r) {
         const Batch batch = batch_on_device(shard(given), dtypes_, replicas_.device(r));
         std::vector<Tensor> out =
-            (*steps_[static_cast<size_t>(r)].train)(batch.x, batch.y, batch.sample_weight);
+            (*(steps_[static_cast<size_t>(r)].*step))(batch.x, batch.y, batch.sample_weight);
         if (r == 0) results = std::move(out);
       },
       functions_run_eagerly());
@@ -374,25 +379,15 @@ std::vector<Tensor> Trainer::train_batches(const std::vector<Batch>& batches) {
 Logs Trainer::test_batch(const Batch& given) {
   const DeviceScope scope(device_);
   prepare(given);
-  std::vector<Tensor> results;
-  replicas_.run(
-      [&](int r) {
-        const Batch batch = batch_on_device(shard(given), dtypes_, replicas_.device(r));
-        std::vector<Tensor> out =
-            (*steps_[static_cast<size_t>(r)].test)(batch.x, batch.y, batch.sample_weight);
-        if (r == 0) results = std::move(out);
-      },
-      functions_run_eagerly());
-  return logs_from(results);
+  return logs_from(run_step(&ReplicaSteps::test, given));
 }
 
 std::vector<Tensor> Trainer::predict_batch(const std::vector<Tensor>& x) {
   const DeviceScope scope(device_);
   prepare_predict(x);
-  std::vector<Tensor> out = replicas_.predict_by_rows(
+  return replicas_.predict_by_rows(
       x, [this](const std::vector<Tensor>& rows, int r) { return predict_on(rows, r); }, device_,
       functions_run_eagerly());
-  return out;
 }
 
 std::vector<Tensor> Trainer::predict_on(const std::vector<Tensor>& given, int replica) {

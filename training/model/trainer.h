@@ -120,6 +120,10 @@ class Trainer {
   std::vector<Tensor> train_step(const Batch& batch);
   // The traced steps of one replica, made by prepare.
   struct ReplicaSteps;
+  // Each replica's shard of `given` through that replica's `step` (train or test); replica 0's
+  // results, on the device.
+  std::vector<Tensor> run_step(std::unique_ptr<StepFunction> ReplicaSteps::*step,
+                               const Batch& given);
   ReplicaSteps make_steps(const FunctionOptions& train_options, const Batch& batch);
   // The train step's work, traced into train_step_ once and into train_steps_ once per step.
   std::vector<Tensor> train_step_body(const std::vector<Tensor>& x, const std::vector<Tensor>& y,

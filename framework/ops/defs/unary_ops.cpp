@@ -133,9 +133,9 @@ namespace ops {
   Tensor op(const Tensor& x) {                               \
     return apply(OpId::op, {x});                             \
   }
-#define KILN_FRONT_UNARY_ATTR(X, op, F, dtypes, domain, gradient, type, attr, value) \
-  Tensor op(const Tensor& x, type attr) {                                            \
-    return apply(OpId::op, {x}, {{#attr, attr}});                                    \
+#define KILN_FRONT_UNARY_ATTR(X, op, F, dtypes, domain, gradient, type, key, value) \
+  Tensor op(const Tensor& x, type key) {                                            \
+    return apply(OpId::op, {x}, {{attr::key, key}});                                \
   }
 KILN_UNARY_OP_ROWS(KILN_FRONT_UNARY, KILN_FRONT_UNARY_ATTR, _)
 #undef KILN_FRONT_UNARY_ATTR

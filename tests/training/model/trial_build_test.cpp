@@ -96,7 +96,8 @@ TEST(TrialBuild, WeightsMadeBeforeBuildingStay) {
 }
 
 // A layer built in a trial and destroyed before it ends (a temporary a subclassed model's call
-// made) is forgotten, not unbuilt after it is gone.
+// made) is forgotten, not unbuilt after it is gone: the sanitizer build (scripts/test --sanitize)
+// reports the use after scope that unbuilding it would be.
 TEST(TrialBuild, ALayerGoneBeforeTheTrialEndsIsForgotten) {
   const TrialBuild trial;
   {
