@@ -8,6 +8,7 @@
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
+#include "kiln/layers/dtype_policy.h"
 #include "kiln/losses/losses.h"
 #include "kiln/optimizers/adam.h"
 #include "kiln/training/model/trainer.h"
@@ -39,6 +40,8 @@ ExampleOptions parse(int argc, char** argv, ExampleOptions o) {
       o.validation_split = std::stod(value());
     else if (arg == "--model")
       o.model = value();
+    else if (arg == "--dtype-policy")
+      o.dtype_policy = value();
     else if (arg == "--seed")
       o.seed = std::stoull(value());
     else if (arg == "--data")
@@ -50,9 +53,10 @@ ExampleOptions parse(int argc, char** argv, ExampleOptions o) {
     else if (arg == "--show-graph")
       o.show_graph = true;
     else
-      throw Error("unknown option " + std::string(arg) +
-                  " (options: --epochs --batch-size --learning-rate --limit --validation-split "
-                  "--seed --data --model --require-accuracy --run-eagerly --show-graph)");
+      throw Error(
+          "unknown option " + std::string(arg) +
+          " (options: --epochs --batch-size --learning-rate --limit --validation-split "
+          "--seed --data --model --dtype-policy --require-accuracy --run-eagerly --show-graph)");
   }
   return o;
 }
@@ -127,6 +131,7 @@ int run_example(int argc, char** argv, ExampleOptions defaults,
   try {
     const ExampleOptions options = parse(argc, argv, std::move(defaults));
     random::set_seed(options.seed);
+    layers::set_global_policy(options.dtype_policy);
     return body(options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), e.what());

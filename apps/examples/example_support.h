@@ -27,6 +27,9 @@ struct ExampleOptions {
   bool show_graph = false;      // print the optimized train step graph after training
   std::string data_dir = datasets::default_fashion_mnist_dir();
   std::string model;  // which model an example that offers several builds (--model)
+  // The layers' dtype policy (keras.config.set_dtype_policy): "mixed_bfloat16" computes in
+  // bfloat16 on float32 weights.
+  std::string dtype_policy = "float32";
 };
 
 // Fashion-MNIST, cut to options.limit.
@@ -62,8 +65,9 @@ int report(Model& model, const std::map<std::string, double>& scores, const Epoc
            const ExampleOptions& options);
 
 // Parses the command line (the options above as --epochs, --batch-size, --learning-rate,
-// --limit, --validation-split, --seed, --data, --model, --require-accuracy, --run-eagerly,
-// --show-graph), seeds kiln's random generator and runs `body`; errors print as "<program>:
+// --limit, --validation-split, --seed, --data, --model, --dtype-policy, --require-accuracy,
+// --run-eagerly, --show-graph), seeds kiln's random generator, sets the global dtype policy and
+// runs `body`; errors print as "<program>:
 // <message>" with exit status 1.
 int run_example(int argc, char** argv, ExampleOptions defaults,
                 const std::function<int(const ExampleOptions&)>& body);
