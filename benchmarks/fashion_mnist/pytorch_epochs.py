@@ -2,7 +2,8 @@
 
 Same data (the 60000 Fashion-MNIST training images from the Debian package, scaled to [0, 1],
 shuffled each epoch), same models, Adam at the examples' rates (epsilon 1e-7, as Keras), batch
-128, 2 threads.
+128, 2 threads. --dtype-policy mixed_bfloat16 runs the forward and backward under
+torch.autocast("cpu", dtype=torch.bfloat16), float32 weights and optimizer, as kiln's policy.
 Prints "epoch seconds: ..." like the kiln examples, and the test accuracy. Needs torch (pip install torch); kiln never does.
 """
 import argparse
@@ -40,6 +41,7 @@ def main():
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--data", default="/usr/share/datasets/fashion-mnist")
+    parser.add_argument("--dtype-policy", choices=["float32", "mixed_bfloat16"], default="float32")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(42)
@@ -50,6 +52,8 @@ def main():
     learning_rate = {"mlp": 5e-4, "cnn": 1e-3}[args.model]  # the examples' defaults
     optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate, eps=1e-7)
     loss_fn = nn.CrossEntropyLoss()
+    autocast = torch.autocast("cpu", dtype=torch.bfloat16,
+                              enabled=args.dtype_policy == "mixed_bfloat16")
 
     seconds = []
     for _ in range(args.epochs):
@@ -59,12 +63,13 @@ def main():
         for i in range(0, len(train_x), 128):
             idx = order[i:i + 128]
             optimizer.zero_grad(set_to_none=True)
-            loss = loss_fn(model(train_x[idx]), train_y[idx])
+            with autocast:
+                loss = loss_fn(model(train_x[idx]), train_y[idx])
             loss.backward()
             optimizer.step()
         seconds.append(time.perf_counter() - start)
     model.eval()
-    with torch.no_grad():
+    with torch.no_grad(), autocast:
         correct = sum((model(test_x[i:i + 256]).argmax(1) == test_y[i:i + 256]).sum().item()
                       for i in range(0, len(test_x), 256))
     print(f"test accuracy {correct / len(test_x):.4f}")

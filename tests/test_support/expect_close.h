@@ -23,8 +23,11 @@ namespace kiln::testing {
 // The tolerance for values of `want` that came out of reductions of `reduction_length` terms.
 inline double reduction_tolerance(const std::vector<double>& want, DType dtype,
                                   int64_t reduction_length, double ulps = 4) {
-  const double eps = dtype == DType::f64 ? std::numeric_limits<double>::epsilon()
-                                         : std::numeric_limits<float>::epsilon();
+  // Machine epsilon: 2^-52, 2^-23, and 2^-10 and 2^-7 for the two 16-bit floats.
+  const double eps = dtype == DType::f64    ? std::numeric_limits<double>::epsilon()
+                     : dtype == DType::f16  ? 0x1p-10
+                     : dtype == DType::bf16 ? 0x1p-7
+                                            : std::numeric_limits<float>::epsilon();
   double scale = std::numeric_limits<double>::min();
   for (const double v : want) scale = std::max(scale, std::abs(v));
   return ulps * eps * static_cast<double>(reduction_length) * scale;

@@ -1,5 +1,6 @@
-// conv2d, its bias + relu fusion and its two backward ops on oneDNN for float32; other dtypes take
-// the reference loops (oneDNN has no float64, which gradient checks need). Activations are used in
+// conv2d, its bias + relu fusion and its two backward ops on oneDNN for float32 and bfloat16
+// (where oneDNN has no bfloat16 for this processor, on float32 copies); float64 takes the
+// reference loops (oneDNN has none, and gradient checks need it). Activations are used in
 // place as NHWC. Kernels are reordered between the Keras layout and the blocked one oneDNN picks:
 // given a plain HWIO kernel, oneDNN 2.6 falls back to im2col + gemm, several times slower on
 // depthwise layers (docs/framework.md, "Measured choices"), while the reorder only touches the
@@ -7,6 +8,7 @@
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
 #include "kiln/framework/backends/cpu/reference/reference.h"
+#include "kiln/framework/backends/cpu/widened_bf16.h"
 #include "kiln/framework/backends/cpu/window_geometry.h"
 
 namespace kiln::cpu {
@@ -28,19 +30,19 @@ struct ConvDescs {
   memory::dims strides, dilates, padding_l, padding_r;
 };
 
-ConvDescs conv_descs(const ConvGeometry& g) {
-  constexpr auto f32 = memory::data_type::f32;
+ConvDescs conv_descs(const ConvGeometry& g, DType dtype) {
+  const memory::data_type type = onednn_type(dtype);
   // A Keras kernel is [kh, kw, in/groups, out] with out = group * out_per_group + o: oneDNN's
   // hwio, or hwigo over its grouped dims {groups, out/groups, in/groups, kh, kw}.
   const memory::desc weights =
       g.groups == 1
-          ? memory::desc({g.out_channels, g.in_channels, g.h.kernel, g.w.kernel}, f32, Tag::hwio)
+          ? memory::desc({g.out_channels, g.in_channels, g.h.kernel, g.w.kernel}, type, Tag::hwio)
           : memory::desc({g.groups, g.out_per_group(), g.in_per_group(), g.h.kernel, g.w.kernel},
-                         f32, Tag::hwigo);
-  return {onednn_nhwc(g.batch, g.in_channels, g.h.in, g.w.in),
+                         type, Tag::hwigo);
+  return {onednn_nhwc(g.batch, g.in_channels, g.h.in, g.w.in, dtype),
           weights,
-          memory::desc({g.out_channels}, f32, Tag::a),
-          onednn_nhwc(g.batch, g.out_channels, g.h.out, g.w.out),
+          memory::desc({g.out_channels}, type, Tag::a),
+          onednn_nhwc(g.batch, g.out_channels, g.h.out, g.w.out, dtype),
           {g.h.stride, g.w.stride},
           // oneDNN counts dilation as the gap between taps: 0 is a dense kernel.
           {g.h.dilation - 1, g.w.dilation - 1},
@@ -79,11 +81,11 @@ struct ConvEntry {
   memory::desc scratchpad, reorder_scratchpad;
 };
 
-ConvEntry make_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
-  ConvEntry e{conv_descs(g), {}, {}, {}, {}, {}};
+ConvEntry make_entry(ConvPass pass, const ConvGeometry& g, bool relu, DType dtype) {
+  ConvEntry e{conv_descs(g, dtype), {}, {}, {}, {}, {}};
   // The same problem with the kernel layout left to oneDNN.
   ConvDescs d = e.descs;
-  d.weights = memory::desc(d.weights.dims(), memory::data_type::f32, Tag::any);
+  d.weights = memory::desc(d.weights.dims(), onednn_type(dtype), Tag::any);
   constexpr auto direct = dnnl::algorithm::convolution_direct;
   if (is_forward(pass)) {
     const auto pd = pass == ConvPass::forward ? forward_pd(d, dnnl::prop_kind::forward_inference)
@@ -121,15 +123,15 @@ ConvEntry make_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
   return e;
 }
 
-const ConvEntry& conv_entry(ConvPass pass, const ConvGeometry& g, bool relu) {
+const ConvEntry& conv_entry(ConvPass pass, const ConvGeometry& g, bool relu, DType dtype) {
   static PrimitiveCache<ConvEntry> cache;
-  PrimitiveKey key{
-      {static_cast<int64_t>(pass), relu, g.batch, g.in_channels, g.out_channels, g.groups}};
+  PrimitiveKey key{{static_cast<int64_t>(pass), relu, static_cast<int64_t>(dtype), g.batch,
+                    g.in_channels, g.out_channels, g.groups}};
   for (const WindowAxis& a : {g.h, g.w}) {
     key.values.insert(key.values.end(),
                       {a.in, a.kernel, a.stride, a.dilation, a.pad_before, a.pad_after});
   }
-  return cache.get(key, [&] { return make_entry(pass, g, relu); });
+  return cache.get(key, [&] { return make_entry(pass, g, relu, dtype); });
 }
 
 // One convolution pass bound to its shapes: the cached primitive, memory objects for the three
@@ -138,7 +140,7 @@ template <ConvPass kPass>
 class ConvCall {
  public:
   explicit ConvCall(const KernelContext& c)
-      : entry_(conv_entry(kPass, geometry(c), applies_relu(c))),
+      : entry_(conv_entry(kPass, geometry(c), applies_relu(c), c.output.dtype())),
         activation_(onednn_unbound(entry_.descs.src)),
         user_kernel_(onednn_unbound(entry_.descs.weights)),
         own_kernel_(entry_.reorder ? memory(entry_.kernel_layout, onednn_engine()) : user_kernel_),
@@ -219,6 +221,10 @@ template <ConvPass pass>
 void conv_kernel(const KernelContext& c) {
   if (onednn_takes(c)) {
     ConvCall<pass>(c).run(c);
+    return;
+  }
+  if (onednn_widens(c)) {
+    run_widened_bf16(c, conv_kernel<pass>);
     return;
   }
   switch (pass) {

@@ -8,7 +8,7 @@
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
 #include "kiln/framework/backends/cpu/reference/reference.h"
-#include "kiln/framework/core/convert.h"
+#include "kiln/framework/backends/cpu/widened_bf16.h"
 
 namespace kiln::cpu {
 namespace {
@@ -26,26 +26,6 @@ struct MatmulEntry {
 PrimitiveCache<MatmulEntry>& matmul_cache() {
   static PrimitiveCache<MatmulEntry> cache;
   return cache;
-}
-
-memory::data_type onednn_type(DType d) {
-  return d == DType::bf16 ? memory::data_type::bf16 : memory::data_type::f32;
-}
-
-// oneDNN has no bfloat16 matmul on processors without AVX-512 or AVX2-VNNI-2 (nor under
-// ONEDNN_MAX_CPU_ISA=AVX2): asked once, by making the smallest one.
-bool onednn_has_bf16_matmul() {
-  static const bool has = [] {
-    const memory::desc one({1, 1, 1}, memory::data_type::bf16, memory::dims{1, 1, 1});
-    try {
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(one, one, one),
-                                            onednn_own_scratchpad(), onednn_engine());
-      return true;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  }();
-  return has;
 }
 
 // A [batch, rows, cols] operand stored transposed or not.
@@ -82,7 +62,7 @@ struct MatmulShape {
   }
 
   bool uses_reference() const { return dtype != DType::f32 && dtype != DType::bf16; }
-  bool widens_bf16() const { return dtype == DType::bf16 && !onednn_has_bf16_matmul(); }
+  bool widens_bf16() const { return dtype == DType::bf16 && !onednn_has_bf16(); }
   // A call outside a planned step (eager, or a step's first run) makes the primitive's memory
   // objects for itself, a fixed cost per call that is most of a small layer's time; there one
   // float32 GEMM (no batch, or a batch folded into the rows of an untransposed a against a
@@ -146,26 +126,6 @@ class MatmulCall {
   std::unordered_map<int, memory> args_;
 };
 
-void matmul_kernel(const KernelContext& c);
-
-// bfloat16 without oneDNN's bfloat16 matmul: the float32 path on float32 copies of the operands
-// (exact: every bfloat16 is a float32), rounded to bfloat16 once at the end, as oneDNN's own
-// sums in float32 and rounds once. matmul_bench under ONEDNN_MAX_CPU_ISA=AVX2: the MLP step's
-// large GEMMs 25x faster than the reference loop, at 1.3-2.3x float32's time (the copies).
-void bf16_matmul_in_f32(const KernelContext& c) {
-  const auto widened = [](const Tensor& t) {
-    Tensor w = Tensor::empty(t.shape(), DType::f32, Device::cpu());
-    convert_buffer(t.raw_data(), DType::bf16, w.raw_data(), DType::f32,
-                   static_cast<size_t>(t.numel()));
-    return w;
-  };
-  const std::vector<Tensor> inputs{widened(c.inputs[0]), widened(c.inputs[1])};
-  const Tensor out = Tensor::empty(c.output.shape(), DType::f32, Device::cpu());
-  matmul_kernel(KernelContext{.inputs = inputs, .output = out, .attrs = c.attrs});
-  convert_buffer(out.raw_data(), DType::f32, c.output.raw_data(), DType::bf16,
-                 static_cast<size_t>(out.numel()));
-}
-
 void matmul_kernel(const KernelContext& c) {
   const MatmulShape s(c);
   if (s.k == 0) {
@@ -173,7 +133,9 @@ void matmul_kernel(const KernelContext& c) {
     // neither sgemm nor the primitive writes.
     std::memset(c.output.raw_data(), 0, c.output.nbytes());
   } else if (s.widens_bf16()) {
-    bf16_matmul_in_f32(c);
+    // matmul_bench under ONEDNN_MAX_CPU_ISA=AVX2: the MLP step's large GEMMs 25x faster than
+    // the reference loop, at 1.3-2.3x float32's time (the copies).
+    run_widened_bf16(c, matmul_kernel);
   } else if (s.uses_reference()) {
     reference::matmul(c.inputs[0], c.inputs[1], c.output, s.ta, s.tb);
   } else if (s.uses_sgemm()) {

@@ -12,4 +12,18 @@ dnnl::stream& onednn_stream() {
   return stream;
 }
 
+bool onednn_has_bf16() {
+  static const bool has = [] {
+    using dnnl::memory;
+    const memory::desc one({1, 1, 1}, memory::data_type::bf16, memory::dims{1, 1, 1});
+    try {
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(one, one, one), onednn_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
 }  // namespace kiln::cpu

@@ -13,6 +13,11 @@ namespace kiln::cpu {
 dnnl::engine& onednn_engine();
 dnnl::stream& onednn_stream();
 
+// Whether oneDNN computes bfloat16 on this processor: oneDNN 2.6 has bfloat16 matmuls,
+// convolutions and poolings only from AVX-512 up (not under ONEDNN_MAX_CPU_ISA=AVX2). Asked once,
+// by making the smallest bfloat16 matmul.
+bool onednn_has_bf16();
+
 // Key: the integers that determine a primitive (shapes, flags, dtype).
 struct PrimitiveKey {
   std::vector<int64_t> values;

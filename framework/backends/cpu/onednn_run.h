@@ -13,21 +13,37 @@
 
 namespace kiln::cpu {
 
-// Whether a convolution or pooling call goes to oneDNN: float32 with data in every operand. The
-// reference loops take the other dtypes, and empty operands (oneDNN rejects a convolution with
-// zero channels, whose output is all zeros).
+// The oneDNN data type of a float32 or bfloat16 tensor.
+inline dnnl::memory::data_type onednn_type(DType d) {
+  return d == DType::bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
+}
+
+// Whether a convolution or pooling call goes to oneDNN as it is: float32, or bfloat16 where
+// oneDNN has it, with data in every operand. bfloat16 elsewhere runs on float32 copies
+// (run_widened_bf16); the reference loops take float64 (gradient checks need it), and empty
+// operands (oneDNN rejects a convolution with zero channels, whose output is all zeros).
 inline bool onednn_takes(const KernelContext& c) {
-  if (c.output.dtype() != DType::f32) return false;
+  const DType d = c.output.dtype();
+  if (d != DType::f32 && !(d == DType::bf16 && onednn_has_bf16())) return false;
   for (const Tensor& t : c.inputs) {
     if (t.numel() == 0) return false;
   }
   return true;
 }
 
-// A float32 NHWC activation; oneDNN lists the dims in NCHW order whatever the layout.
-inline dnnl::memory::desc onednn_nhwc(int64_t n, int64_t c, int64_t h, int64_t w) {
-  return dnnl::memory::desc({n, c, h, w}, dnnl::memory::data_type::f32,
-                            dnnl::memory::format_tag::nhwc);
+// Whether a call runs on float32 copies: bfloat16 with data in every operand where oneDNN has no
+// bfloat16.
+inline bool onednn_widens(const KernelContext& c) {
+  if (c.output.dtype() != DType::bf16 || onednn_has_bf16()) return false;
+  for (const Tensor& t : c.inputs) {
+    if (t.numel() == 0) return false;
+  }
+  return true;
+}
+
+// An NHWC activation; oneDNN lists the dims in NCHW order whatever the layout.
+inline dnnl::memory::desc onednn_nhwc(int64_t n, int64_t c, int64_t h, int64_t w, DType d) {
+  return dnnl::memory::desc({n, c, h, w}, onednn_type(d), dnnl::memory::format_tag::nhwc);
 }
 
 // t's data described by desc, used in place.

@@ -1,10 +1,12 @@
-// Max and average pooling and their gradients on oneDNN for float32, on NHWC tensors in place,
-// except max pools whose windows tile the input, which run kiln's own loops (tiled_max_pool.h).
-// Other dtypes take the reference loops: oneDNN has no float64, which gradient checks need.
+// Max and average pooling and their gradients on oneDNN for float32 and bfloat16 (where oneDNN
+// has no bfloat16 for this processor, on float32 copies), on NHWC tensors in place, except
+// float32 max pools whose windows tile the input, which run kiln's own loops (tiled_max_pool.h).
+// float64 takes the reference loops: oneDNN has none, and gradient checks need it.
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/onednn_run.h"
 #include "kiln/framework/backends/cpu/reference/reference.h"
 #include "kiln/framework/backends/cpu/tiled_max_pool.h"
+#include "kiln/framework/backends/cpu/widened_bf16.h"
 #include "kiln/framework/backends/cpu/window_geometry.h"
 #include "kiln/framework/ops/pool_argmax_limit.h"
 
@@ -23,9 +25,9 @@ struct PoolDescs {
   memory::dims strides, kernel, padding_l, padding_r;
 };
 
-PoolDescs pool_descs(const PoolGeometry& g) {
-  return {onednn_nhwc(g.batch, g.channels, g.h.in, g.w.in),
-          onednn_nhwc(g.batch, g.channels, g.h.out, g.w.out),
+PoolDescs pool_descs(const PoolGeometry& g, DType dtype) {
+  return {onednn_nhwc(g.batch, g.channels, g.h.in, g.w.in, dtype),
+          onednn_nhwc(g.batch, g.channels, g.h.out, g.w.out, dtype),
           {g.h.stride, g.w.stride},
           {g.h.kernel, g.w.kernel},
           {g.h.pad_before, g.w.pad_before},
@@ -49,8 +51,8 @@ struct PoolEntry {
   memory::desc forward_scratchpad, backward_scratchpad;
 };
 
-PoolEntry make_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bool backward) {
-  PoolEntry e{pool_descs(g), {}, {}, {}, {}, {}};
+PoolEntry make_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bool backward, DType dtype) {
+  PoolEntry e{pool_descs(g, dtype), {}, {}, {}, {}, {}};
   const PoolDescs& d = e.descs;
   if (!backward) {
     const auto pd = forward_pd(d, dnnl::prop_kind::forward_inference, algorithm);
@@ -73,13 +75,15 @@ PoolEntry make_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bool back
   return e;
 }
 
-const PoolEntry& pool_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bool backward) {
+const PoolEntry& pool_entry(const PoolGeometry& g, dnnl::algorithm algorithm, bool backward,
+                            DType dtype) {
   static PrimitiveCache<PoolEntry> cache;
-  PrimitiveKey key{{static_cast<int64_t>(algorithm), backward, g.batch, g.channels}};
+  PrimitiveKey key{{static_cast<int64_t>(algorithm), backward, static_cast<int64_t>(dtype), g.batch,
+                    g.channels}};
   for (const WindowAxis& a : {g.h, g.w}) {
     key.values.insert(key.values.end(), {a.in, a.kernel, a.stride, a.pad_before, a.pad_after});
   }
-  return cache.get(key, [&] { return make_entry(g, algorithm, backward); });
+  return cache.get(key, [&] { return make_entry(g, algorithm, backward, dtype); });
 }
 
 // max_argmax / max_backward_argmax: max_pool2d_with_argmax and max_pool2d_grad_from_argmax, whose
@@ -124,7 +128,7 @@ class PoolCall {
  public:
   explicit PoolCall(const KernelContext& c)
       : entry_(pool_entry(pool_geometry(geometry_source(c).shape(), c.attrs), algorithm_of(kOp),
-                          trains(kOp))),
+                          trains(kOp), c.output.dtype())),
         src_(onednn_unbound(entry_.descs.src)),
         dst_(onednn_unbound(entry_.descs.dst)),
         diff_src_(onednn_unbound(entry_.descs.src)) {
@@ -220,6 +224,10 @@ void pool_kernel(const KernelContext& c) {
   }
   if (onednn_takes(c)) {
     PoolCall<kOp>(c).run(c);
+    return;
+  }
+  if (onednn_widens(c)) {
+    run_widened_bf16(c, pool_kernel<kOp>);
     return;
   }
   switch (kOp) {

@@ -1,5 +1,5 @@
-// Convolution and pooling: the oneDNN float32 kernels against the reference loops (which float64
-// takes), float64 gradient checks, hand-checked values and error messages.
+// Convolution and pooling: the oneDNN float32 and bfloat16 kernels against the reference loops
+// (which float64 takes), float64 gradient checks, hand-checked values and error messages.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -168,7 +168,7 @@ TEST(Conv2d, OneDnnMatchesReference) {
 // two agree to that reduction's rounding (tests/test_support/expect_close.h).
 TEST(Conv2dBiasActivation, EqualsConvolutionThenBiasThenRelu) {
   for (const ConvCase& c : kConvCases) {
-    for (const DType dtype : {DType::f32, DType::f64}) {
+    for (const DType dtype : {DType::f32, DType::f64, DType::bf16}) {
       const Tensor x = ops::cast(random_f64(c.x, -1, 1, 1), dtype);
       const Tensor w = ops::cast(random_f64(c.kernel(), -1, 1, 2), dtype);
       const Tensor b = ops::cast(random_f64({c.out_channels}, -1, 1, 4), dtype);
@@ -197,19 +197,32 @@ TEST(Pool2d, OneDnnMatchesReference) {
   }
 }
 
-// 16-bit floats take the reference loops, which round once on store. One grouped, strided, padded
+// bfloat16 runs on oneDNN, on float32 copies where oneDNN has no bfloat16 (as under
+// ONEDNN_MAX_CPU_ISA=AVX2): every case against float64 on the same rounded inputs, within
+// bfloat16's rounding of the float32 sums.
+TEST(ConvPool, BFloat16MatchesFloat64) {
+  for (const ConvCase& c : kConvCases) {
+    for (const OpCall& call : conv_calls(c)) {
+      expect_matches_reference(call, DType::bf16, 1e-2, ::testing::PrintToString(c));
+    }
+  }
+  for (const PoolCase& c : kPoolCases) {
+    for (const OpCall& call : pool_calls(c)) {
+      expect_matches_reference(call, DType::bf16, 1e-2, ::testing::PrintToString(c));
+    }
+  }
+}
+
+// float16 takes the reference loops, which round once on store. One grouped, strided, padded
 // convolution and one overlapping pooling cover their loops.
-TEST(ConvPool, HalfPrecisionMatchesFloat64) {
+TEST(ConvPool, Float16MatchesFloat64) {
   const ConvCase& conv = kConvCases[9];
   const PoolCase& pool = kPoolCases[3];
-  for (DType dtype : {DType::f16, DType::bf16}) {
-    const double tol = dtype == DType::f16 ? 2e-3 : 1e-2;
-    for (const OpCall& call : conv_calls(conv)) {
-      expect_matches_reference(call, dtype, tol, ::testing::PrintToString(conv));
-    }
-    for (const OpCall& call : pool_calls(pool)) {
-      expect_matches_reference(call, dtype, tol, ::testing::PrintToString(pool));
-    }
+  for (const OpCall& call : conv_calls(conv)) {
+    expect_matches_reference(call, DType::f16, 2e-3, ::testing::PrintToString(conv));
+  }
+  for (const OpCall& call : pool_calls(pool)) {
+    expect_matches_reference(call, DType::f16, 2e-3, ::testing::PrintToString(pool));
   }
 }
 
@@ -414,14 +427,16 @@ Attrs with_input_hw(Attrs attrs, const Shape& x) {
   return attrs;
 }
 
-// Its pooled values are max_pool2d's; its argmax, oneDNN's workspace in float32 and the reference
-// loops' in float64, is the same in both; the gradient from it is max_pool2d_grad's.
+// Its pooled values are max_pool2d's; its argmax, oneDNN's workspace in float32 and bfloat16 and
+// the reference loops' in float64, is the same in all; the gradient from it is max_pool2d_grad's.
+// The inputs are multiples of 1/64 below 4 in magnitude, exact in bfloat16, so no rounding makes
+// a tie.
 TEST(MaxPool2dWithArgmax, PoolsAsMaxPoolAndItsGradientIsMaxPoolGrads) {
   for (const PoolCase& c : kPoolCases) {
-    const Tensor x64 = distinct_f64(c.x);
+    const Tensor x64 = distinct_f64(c.x, 1.0 / 64);
     const Tensor g64 = random_f64(c.out(), -1, 1, 3);
     std::vector<uint8_t> reference_argmax;
-    for (const DType dtype : {DType::f64, DType::f32}) {
+    for (const DType dtype : {DType::f64, DType::f32, DType::bf16}) {
       const Tensor x = ops::cast(x64, dtype), g = ops::cast(g64, dtype);
       const std::vector<Tensor> out = apply_multi(OpId::max_pool2d_with_argmax, {x}, c.attrs());
       ASSERT_EQ(out.size(), 2u);
