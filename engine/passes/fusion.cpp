@@ -23,10 +23,13 @@ std::optional<DType> compute_dtype_of(const Graph& g, const GraphNode& n) {
   if (!is_elementwise(n.op) || n.op == OpId::fused_elementwise) return std::nullopt;
   if (op_def(OpId::fused_elementwise).kernels[static_cast<size_t>(n.meta.device.type)] == nullptr)
     return std::nullopt;
+  // The CPU's fused kernel also runs bfloat16 programs (in float, rounding each result as the
+  // separate ops round); CUDA's generated kernels compute in float32 or float64 only.
+  const bool cpu = n.meta.device.type == DeviceType::cpu;
   DType compute = DType::boolean;
   auto fits = [&](DType d) {
     if (d == DType::boolean) return true;
-    if (d != DType::f32 && d != DType::f64) return false;
+    if (d != DType::f32 && d != DType::f64 && !(d == DType::bf16 && cpu)) return false;
     if (compute == DType::boolean) compute = d;
     return d == compute;
   };

@@ -164,30 +164,36 @@ void at_every_isa(Check check) {
 
 // Enough elements to split across threads, in rows that do not align with the kernel's blocks;
 // inputs of the output's shape, a bias row, a column, a bool mask and a scalar (read beside an
-// array, where it stays one value, and by where, which needs it spread over a block).
+// array, where it stays one value, and by where, which needs it spread over a block). A bfloat16
+// program computes in float and rounds every result as the separate ops do, so it too is exact.
 TEST(FusedKernel, MatchesUnfusedOnEveryKindOfInput) {
-  GraphBuilder b;
-  const Shape shape{300, 257};
-  const NodeId x = b.input(shape);
-  const NodeId row = b.input({257});
-  const NodeId col = b.input({300, 1});
-  const NodeId half = b.constant(scalar(0.5));
-  const NodeId mask = b.input(shape, DType::boolean);
-  const NodeId t = b.op(OpId::add, {b.op(OpId::mul, {x, row}), col});
-  const NodeId u = b.op(OpId::sub, {b.op(OpId::sigmoid, {t}), half});
-  const NodeId v = b.op(OpId::where, {mask, u, half});
-  const NodeId e = b.op(
-      OpId::mul, {b.op(OpId::elu, {v}, {{"alpha", 0.5}}), b.op(OpId::exp, {b.op(OpId::neg, {x})})});
-  const NodeId w = b.op(OpId::add, {e, b.op(OpId::tanh, {x})});
-  const NodeId out = b.op(OpId::leaky_relu, {w}, {{"alpha", 0.2}});
-  const NodeId flags = b.op(OpId::logical_and, {b.op(OpId::greater, {x, col}), mask});
-  const Graph g = b.finish({out, flags});
-  const Graph fused = fuse_elementwise(g);
-  ASSERT_EQ(fused.nodes.size(), 7u) << to_text(fused);  // 5 inputs, 2 fused nodes
+  for (const DType dtype : {DType::f32, DType::bf16}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    GraphBuilder b;
+    const Shape shape{300, 257};
+    const NodeId x = b.input(shape, dtype);
+    const NodeId row = b.input({257}, dtype);
+    const NodeId col = b.input({300, 1}, dtype);
+    const NodeId half = b.constant(scalar(0.5, dtype));
+    const NodeId mask = b.input(shape, DType::boolean);
+    const NodeId t = b.op(OpId::add, {b.op(OpId::mul, {x, row}), col});
+    const NodeId u = b.op(OpId::sub, {b.op(OpId::sigmoid, {t}), half});
+    const NodeId v = b.op(OpId::where, {mask, u, half});
+    const NodeId e = b.op(OpId::mul, {b.op(OpId::elu, {v}, {{"alpha", 0.5}}),
+                                      b.op(OpId::exp, {b.op(OpId::neg, {x})})});
+    const NodeId w = b.op(OpId::add, {e, b.op(OpId::tanh, {x})});
+    const NodeId out = b.op(OpId::leaky_relu, {w}, {{"alpha", 0.2}});
+    const NodeId flags = b.op(OpId::logical_and, {b.op(OpId::greater, {x, col}), mask});
+    const NodeId relu_grad = b.op(
+        OpId::mul, {out, b.op(OpId::cast, {b.op(OpId::greater, {x, half})}, dtype_attr(dtype))});
+    const Graph g = b.finish({out, flags, relu_grad});
+    const Graph fused = fuse_elementwise(g);
+    ASSERT_EQ(fused.nodes.size(), 8u) << to_text(fused);  // 5 inputs, 3 fused nodes
 
-  const std::vector<Tensor> inputs{uniform(shape), uniform({257}), uniform({300, 1}),
-                                   ops::greater(uniform(shape), 0.0)};
-  at_every_isa([&] { expect_same(run(fused, inputs), run(g, inputs)); });
+    const std::vector<Tensor> inputs{uniform(shape, dtype), uniform({257}, dtype),
+                                     uniform({300, 1}, dtype), ops::greater(uniform(shape), 0.0)};
+    at_every_isa([&] { expect_same(run(fused, inputs), run(g, inputs)); });
+  }
 }
 
 TEST(FusedKernel, Float64AndBoolOutputs) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "kiln/framework/backends/cpu/cpu_isa.h"
+#include "kiln/framework/core/half.h"
 #include "kiln/framework/ops/elementwise_functor_list.h"
 #include "kiln/framework/ops/elementwise_functors.h"
 
@@ -22,21 +23,26 @@ using BlockLoop = void (*)(const void* functor, const C* const* args, C* out, in
 // over a block and loaded again per element.
 enum class Splat : uint8_t { none, first, second };
 
-#define KILN_DECLARE_BLOCK_LOOPS(isa_ns)                                      \
-  namespace isa_ns {                                                          \
-  template <typename C, typename F>                                           \
-  void unary(const void* functor, const C* const* args, C* out, int64_t n);   \
-  template <typename C, typename F, Splat S>                                  \
-  void binary(const void* functor, const C* const* args, C* out, int64_t n);  \
-  /* where(x0, x1, x2), bool held as 0 and 1 */                               \
-  template <typename C>                                                       \
-  void select(const void* functor, const C* const* args, C* out, int64_t n);  \
-  /* cast to bool: 0 or 1 */                                                  \
-  template <typename C>                                                       \
-  void to_bool(const void* functor, const C* const* args, C* out, int64_t n); \
-  /* cast to the compute type itself */                                       \
-  template <typename C>                                                       \
-  void copy(const void* functor, const C* const* args, C* out, int64_t n);    \
+#define KILN_DECLARE_BLOCK_LOOPS(isa_ns)                                                    \
+  namespace isa_ns {                                                                        \
+  template <typename C, typename F>                                                         \
+  void unary(const void* functor, const C* const* args, C* out, int64_t n);                 \
+  template <typename C, typename F, Splat S>                                                \
+  void binary(const void* functor, const C* const* args, C* out, int64_t n);                \
+  /* where(x0, x1, x2), bool held as 0 and 1 */                                             \
+  template <typename C>                                                                     \
+  void select(const void* functor, const C* const* args, C* out, int64_t n);                \
+  /* cast to bool: 0 or 1 */                                                                \
+  template <typename C>                                                                     \
+  void to_bool(const void* functor, const C* const* args, C* out, int64_t n);               \
+  /* cast to the compute type itself */                                                     \
+  template <typename C>                                                                     \
+  void copy(const void* functor, const C* const* args, C* out, int64_t n);                  \
+  /* a float rounded to the nearest bfloat16 (a bfloat16 program's results) */              \
+  void round_to_bf16(const void* functor, const float* const* args, float* out, int64_t n); \
+  /* conversions between float and bfloat16 (the cast op, a bfloat16 program's reads) */    \
+  void narrow_to_bf16(const float* in, bfloat16* out, int64_t n);                           \
+  void widen_from_bf16(const bfloat16* in, float* out, int64_t n);                          \
   }
 
 KILN_DECLARE_BLOCK_LOOPS(isa_sse2)

@@ -1,13 +1,17 @@
 // CPU kernel of fused_elementwise. The program runs block by block over the output: each
 // instruction fills one block-sized register, so the registers stay in L1 and a chain of n ops
-// reads its inputs and writes its output once instead of n times.
+// reads its inputs and writes its output once instead of n times. A bfloat16 program computes in
+// float and rounds every instruction's result to bfloat16, as each separate op rounds on store,
+// so its values are theirs bit for bit.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kiln/framework/backends/cpu/block_loops.h"
@@ -15,6 +19,7 @@
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/parallel.h"
 #include "kiln/framework/backends/cpu/prepared_call.h"
+#include "kiln/framework/core/convert.h"
 #include "kiln/framework/graph/fused_program.h"
 #include "kiln/framework/ops/elementwise_dispatch.h"
 
@@ -81,7 +86,7 @@ BlockFn<C> block_fn(const FusedProgram::Instruction& ins, Splat splat) {
 }
 
 // Copies output elements [begin, begin + n) of an input broadcast to the output into dst,
-// converting to C (bool inputs become 0 and 1).
+// converting to C (bool inputs become 0 and 1, bfloat16 ones floats).
 template <typename In, typename C>
 void gather(const void* data, const BroadcastPlan<1>& plan, int64_t begin, int64_t n, C* dst) {
   const In* src = static_cast<const In*>(data);
@@ -91,36 +96,56 @@ void gather(const void* data, const BroadcastPlan<1>& plan, int64_t begin, int64
                       C* d = dst + (pos - begin);
                       const In* s = src + off[0];
                       if (stride == 0) {
-                        std::fill_n(d, len, static_cast<C>(s[0]));
+                        std::fill_n(d, len, convert_value<C>(s[0]));
                       } else if (stride == 1) {
-                        std::copy_n(s, len, d);
+#pragma omp simd
+                        for (int64_t i = 0; i < len; ++i) d[i] = convert_value<C>(s[i]);
                       } else {
-                        for (int64_t i = 0; i < len; ++i) d[i] = static_cast<C>(s[i * stride]);
+                        for (int64_t i = 0; i < len; ++i) d[i] = convert_value<C>(s[i * stride]);
                       }
                     });
 }
 
+// The loader of an input stored as `stored` (C itself, bool, or bfloat16 under a float program).
+template <typename C>
+auto loader_of(DType stored)
+    -> void (*)(const void*, const BroadcastPlan<1>&, int64_t, int64_t, C*) {
+  if (stored == DType::boolean) return &gather<bool, C>;
+  if constexpr (std::is_same_v<C, float>)
+    if (stored == DType::bf16) return &gather<bfloat16, C>;
+  return &gather<C, C>;
+}
+
+// One stored value as C.
+template <typename C>
+C value_of(const void* data, DType stored) {
+  if (stored == DType::boolean) return convert_value<C>(*static_cast<const bool*>(data));
+  if constexpr (std::is_same_v<C, float>)
+    if (stored == DType::bf16) return convert_value<C>(*static_cast<const bfloat16*>(data));
+  return *static_cast<const C*>(data);
+}
+
 // How a block of one input is read: in place when it already is a C array of the output's
-// size, as its one value when it is a splat, else gathered (broadcast, scalar, bool) into its
-// scratch slot. Built from the input's meta; bind() points it at the data of a run.
+// size, as its one value when it is a splat, else gathered (broadcast, scalar, bool, bfloat16)
+// into its scratch slot. Built from the input's meta; bind() points it at the data of a run.
 template <typename C>
 class InputReader {
  public:
-  InputReader(const TensorMeta& in, const Shape& out, bool splat)
-      : is_bool_(in.dtype == DType::boolean), splat_(splat) {
-    KILN_CHECK(in.dtype == dtype_of<C>() || is_bool_, "fused_elementwise: an input of dtype ",
-               dtype_name(in.dtype), " in a program computing in ", dtype_name(dtype_of<C>()));
-    if (!splat && (is_bool_ || in.shape.numel() != out.numel())) {
+  // `compute`: the program's dtype, C or bfloat16 (computed in float).
+  InputReader(const TensorMeta& in, const Shape& out, bool splat, DType compute)
+      : stored_(in.dtype), splat_(splat) {
+    KILN_CHECK(in.dtype == compute || in.dtype == DType::boolean,
+               "fused_elementwise: an input of dtype ", dtype_name(in.dtype),
+               " in a program computing in ", dtype_name(compute));
+    if (!splat && (in.dtype != dtype_of<C>() || in.shape.numel() != out.numel())) {
       plan_.emplace(std::array<const Shape*, 1>{&in.shape}, out);
-      load_ = is_bool_ ? &gather<bool, C> : &gather<C, C>;
+      load_ = loader_of<C>(in.dtype);
     }
   }
 
   void bind(const Tensor& in) {
     data_ = in.raw_data();
-    if (splat_)
-      value_ = is_bool_ ? static_cast<C>(*static_cast<const bool*>(data_))
-                        : *static_cast<const C*>(data_);
+    if (splat_) value_ = value_of<C>(data_, stored_);
   }
 
   bool needs_slot() const { return plan_.has_value(); }
@@ -133,7 +158,7 @@ class InputReader {
   }
 
  private:
-  bool is_bool_;
+  DType stored_;
   bool splat_;
   const void* data_ = nullptr;
   C value_{};
@@ -148,7 +173,22 @@ struct Step {
   BlockFn<C> run;
   std::array<int, 3> operands{};  // unused ones read register 0, which always exists
   int slot = -1;
+  bool rounds = false;  // a bfloat16 program's arithmetic: its result is rounded to bfloat16
 };
+
+// Whether an instruction's result is one of its operands' values or 0 and 1 (where, cast, a
+// comparison): in a bfloat16 program it needs no rounding.
+bool keeps_values(const FusedProgram::Instruction& ins) {
+  if (ins.op == OpId::where || ins.op == OpId::cast) return true;
+  bool keeps = false;
+  fn::visit_elementwise_functor(ins.op, ins.attrs, [&]<typename F>(F) {
+    if constexpr (std::is_invocable_v<F, float>)
+      keeps = std::is_same_v<std::invoke_result_t<F, float>, bool>;
+    else
+      keeps = std::is_same_v<std::invoke_result_t<F, float, float>, bool>;
+  });
+  return keeps;
+}
 
 // The program ready to run on these inputs, with registers mapped onto as few block-sized
 // scratch slots as are live at once, so longer blocks still fit in L1.
@@ -159,7 +199,13 @@ struct Plan {
   std::vector<Step<C>> steps;
   int num_slots = 0;
 
+  // Rounds a result block to bfloat16 in a bfloat16 program; empty otherwise.
+  std::optional<BlockFn<C>> round;
+
   Plan(const FusedProgram& program, const KernelContext& c, bool direct_out) {
+    if constexpr (std::is_same_v<C, float>)
+      if (program.compute_dtype == DType::bf16)
+        round.emplace(KILN_BLOCK_LOOP(cpu_isa(), round_to_bf16));
     const auto num_inputs = static_cast<size_t>(program.num_inputs);
     KILN_CHECK(c.inputs.size() == num_inputs, "fused_elementwise: the program reads ", num_inputs,
                " inputs, the node has ", c.inputs.size());
@@ -173,7 +219,7 @@ struct Plan {
     };
     readers.reserve(num_inputs);
     for (size_t k = 0; k < num_inputs; ++k) {
-      readers.emplace_back(c.inputs[k].meta(), c.output.shape(), splat[k]);
+      readers.emplace_back(c.inputs[k].meta(), c.output.shape(), splat[k], program.compute_dtype);
       reader_slots.push_back(readers.back().needs_slot() ? take_slot() : -1);
     }
     const auto& ins = program.instructions;
@@ -197,6 +243,7 @@ struct Plan {
         }
       }
       Step<C> step{block_fn<C>(ins[k], s), operands};
+      step.rounds = round.has_value() && !keeps_values(ins[k]);
       const bool last = k + 1 == ins.size();
       step.slot = last && direct_out ? -1 : take_slot();
       slot_of[num_inputs + k] = step.slot;
@@ -246,9 +293,13 @@ class FusedCall {
   }
 
   void run(const KernelContext& c) {
-    // A C output takes the last instruction's result directly; a bool one is converted from it.
+    // A C output takes the last instruction's result directly; a bool or bfloat16 one is
+    // converted from it.
     C* out_c = direct_out_ ? static_cast<C*>(c.output.raw_data()) : nullptr;
-    bool* out_bool = direct_out_ ? nullptr : static_cast<bool*>(c.output.raw_data());
+    bool* out_bool =
+        c.output.dtype() == DType::boolean ? static_cast<bool*>(c.output.raw_data()) : nullptr;
+    bfloat16* out_bf16 =
+        c.output.dtype() == DType::bf16 ? static_cast<bfloat16*>(c.output.raw_data()) : nullptr;
     for (size_t k = 0; k < plan_.readers.size(); ++k) plan_.readers[k].bind(c.inputs[k]);
     const size_t num_inputs = plan_.readers.size();
     parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
@@ -271,11 +322,24 @@ class FusedCall {
                                              regs[static_cast<size_t>(step.operands[2])]};
           C* result = step.slot < 0 ? out_c + pos : slot(step.slot);
           step.run(args.data(), result, n);
+          if (step.rounds) {
+            const C* const rounded[] = {result};
+            (*plan_.round)(rounded, result, n);
+          }
           regs[num_inputs + k] = result;
         }
-        if (!direct_out_) {
+        if (out_bool != nullptr) {
           const C* last = regs.back();
           for (int64_t i = 0; i < n; ++i) out_bool[pos + i] = last[i] != C(0);
+        } else if constexpr (std::is_same_v<C, float>) {
+          if (out_bf16 != nullptr) {
+            // Every register of a bfloat16 program holds a bfloat16 value: its upper half is it.
+            const float* last = regs.back();
+#pragma omp simd
+            for (int64_t i = 0; i < n; ++i)
+              out_bf16[pos + i].bits =
+                  static_cast<uint16_t>(std::bit_cast<uint32_t>(last[i]) >> 16);
+          }
         }
       }
     });
@@ -291,16 +355,26 @@ class FusedCall {
 
 constexpr uint32_t kFusedDTypes = dtype_bit(DType::f32) | dtype_bit(DType::f64);
 
+// Calls fn.template operator()<C>() with the type the program's registers hold: float for a
+// bfloat16 program, else its compute dtype's.
+template <typename Fn>
+void visit_registers(const KernelContext& c, Fn&& fn) {
+  const DType compute = program_of(c).compute_dtype;
+  if (compute == DType::bf16) {
+    fn.template operator()<float>();
+    return;
+  }
+  visit_dtypes<kFusedDTypes>(compute, "fused_elementwise", std::forward<Fn>(fn));
+}
+
 void fused_elementwise_kernel(const KernelContext& c) {
-  visit_dtypes<kFusedDTypes>(program_of(c).compute_dtype, "fused_elementwise",
-                             [&]<typename C>() { FusedCall<C>(c).run(c); });
+  visit_registers(c, [&]<typename C>() { FusedCall<C>(c).run(c); });
 }
 
 std::unique_ptr<PreparedKernel> prepare_fused_elementwise(const KernelContext& c) {
   std::unique_ptr<PreparedKernel> prepared;
-  visit_dtypes<kFusedDTypes>(program_of(c).compute_dtype, "fused_elementwise", [&]<typename C>() {
-    prepared = std::make_unique<PreparedCall<FusedCall<C>>>(c);
-  });
+  visit_registers(
+      c, [&]<typename C>() { prepared = std::make_unique<PreparedCall<FusedCall<C>>>(c); });
   return prepared;
 }
 
