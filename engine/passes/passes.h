@@ -12,7 +12,7 @@ struct PassOptions {
   bool pooled_gradient_masks = true;
   bool pooled_gradient_sums = true;
   bool pool_argmax = true;
-  bool conv_bias_activation = true;
+  bool bias_activation = true;
   bool record_gradient_slices = true;
   bool project_before_gather = true;
   bool fusion = true;
@@ -37,8 +37,9 @@ Graph sum_pooled_gradients(const Graph& graph);
 // max_pool2d_grad_from_argmax(its argmax, g), on devices with their kernels.
 Graph keep_pool_argmax(const Graph& graph);
 // relu(add(conv2d(x, w), b)) and add(conv2d(x, w), b), b per output channel, become one
-// conv2d_bias_activation node on devices with its kernel.
-Graph fuse_conv_bias_activation(const Graph& graph);
+// conv2d_bias_activation node, and the same over a Dense layer's matmul(x, w) (untransposed, w of
+// rank 2, b per output column) one matmul_bias_activation node, on devices with their kernels.
+Graph fuse_bias_activation(const Graph& graph);
 // rnn_sequence_grad(record, strided_slice_grad(g), ...) over a whole-batch, unit-stride slice
 // becomes rnn_sequence_grad(record, g, ...) with the slice's bounds (attrs d_begin, d_end).
 Graph fold_record_gradient_slices(const Graph& graph);

@@ -11,9 +11,11 @@ Graph optimize(Graph graph, const PassOptions& options) {
   if (options.pooled_gradient_sums) graph = sum_pooled_gradients(graph);
   // After the two passes above, which look for max_pool2d_grad.
   if (options.pool_argmax) graph = keep_pool_argmax(graph);
-  if (options.conv_bias_activation) graph = fuse_conv_bias_activation(graph);
   if (options.record_gradient_slices) graph = fold_record_gradient_slices(graph);
   if (options.project_before_gather) graph = project_before_gather(graph);
+  // After project_before_gather, which looks for a matmul's bias add (and moves it onto the
+  // table, where this pass then folds it).
+  if (options.bias_activation) graph = fuse_bias_activation(graph);
   // After the passes that simplify what it would fuse.
   if (options.fusion) graph = fuse_elementwise(graph);
   // Last: the passes above leave the nodes they bypass for it.

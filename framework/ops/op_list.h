@@ -31,11 +31,12 @@
 #define KILN_GRAPH_OPS(X) X(placeholder) X(constant) X(read_variable)
 
 // Ops only the engine's passes create: a chain of elementwise ops run as one loop, its program
-// in the node's payload (framework/graph/fused_program.h); a convolution with its bias add and
-// relu; a max pool that keeps each window's argmax for its gradient, and that gradient.
+// in the node's payload (framework/graph/fused_program.h); a convolution or a Dense layer's
+// matmul with its bias add and relu; a max pool that keeps each window's argmax for its gradient,
+// and that gradient.
 #define KILN_FUSED_OPS(X)                                                                    \
-  X(fused_elementwise) X(conv2d_bias_activation) X(max_pool2d_with_argmax)                 \
-  X(max_pool2d_grad_from_argmax)
+  X(fused_elementwise) X(conv2d_bias_activation) X(matmul_bias_activation)                 \
+  X(max_pool2d_with_argmax) X(max_pool2d_grad_from_argmax)
 
 // Control flow in traced graphs (engine/control_flow/): the branches or loop body are subgraphs in
 // the node's payload; the node yields a bundle whose values tuple_get picks out.

@@ -582,6 +582,16 @@ void matmul_cases(std::vector<ParityCase>& cases) {
     for (const Product& p : products)
       add(cases, OpId::matmul, dtype, {values(p.a, dtype, false), values(p.b, dtype, false)},
           [p](const auto& x) { return ops::matmul(x[0], x[1], p.ta, p.tb); });
+  // A Dense layer's product with its bias, with and without relu, on plain and folded rows.
+  for (const DType dtype : kFloating)
+    for (const Shape& x : {Shape{17, 33}, Shape{3, 17, 33}})
+      for (const bool relu : {false, true})
+        add(cases, OpId::matmul_bias_activation, dtype,
+            {values(x, dtype, false), values({33, 9}, dtype, false), values({9}, dtype, false)},
+            [relu](const auto& in) {
+              return apply(OpId::matmul_bias_activation, {in[0], in[1], in[2]},
+                           {{"transpose_a", false}, {"transpose_b", false}, {"relu", relu}});
+            });
 }
 
 }  // namespace

@@ -401,7 +401,7 @@ TEST(Passes, EachPassCanBeSwitchedOff) {
                    .fold_constants = false,
                    .common_subexpressions = false,
                    .pooled_gradient_masks = false,
-                   .conv_bias_activation = false,
+                   .bias_activation = false,
                    .record_gradient_slices = false,
                    .fusion = false,
                    .dead_code = false};

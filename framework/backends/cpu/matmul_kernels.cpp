@@ -1,5 +1,6 @@
-// matmul on oneDNN for float32 and bfloat16 (where oneDNN has no bfloat16 matmul for this
-// processor, on float32 copies); the reference loop for other dtypes.
+// matmul, and matmul_bias_activation (a Dense layer's product with its bias and relu as oneDNN's
+// epilogue), on oneDNN for float32 and bfloat16 (where oneDNN has no bfloat16 matmul for this
+// processor, on float32 copies); the reference loops for other dtypes.
 #include <oneapi/dnnl/dnnl.h>
 
 #include <cstring>
@@ -18,7 +19,7 @@ using dnnl::memory;
 // The operand descs are kept with the primitive: rebuilding them on every call took a fifth of
 // a 16x16 matmul's time.
 struct MatmulEntry {
-  memory::desc a, b, c;
+  memory::desc a, b, c, bias;  // bias: zero desc without one
   dnnl::matmul primitive;
   memory::desc scratchpad;
 };
@@ -38,12 +39,15 @@ memory::desc operand_desc(int64_t batch, int64_t rows, int64_t cols, bool transp
 
 // The problem sizes of a matmul and which path runs it.
 struct MatmulShape {
+  bool biased, relu;  // matmul_bias_activation's epilogue
   bool ta, tb;
   DType dtype;
   int64_t m, n, k, batch, a_batch, b_batch;
 
   explicit MatmulShape(const KernelContext& c)
-      : ta(c.attrs.get(attr::transpose_a)),
+      : biased(c.inputs.size() == 3),
+        relu(biased && c.attrs.get(attr::relu)),
+        ta(c.attrs.get(attr::transpose_a)),
         tb(c.attrs.get(attr::transpose_b)),
         dtype(c.output.dtype()),
         m(c.output.dim(-2)),
@@ -83,8 +87,9 @@ struct MatmulShape {
   }
 };
 
-// The primitive path (bfloat16, batched float32, float32 with a transposed b) bound to its shapes:
-// the cached primitive and memory objects for a, b and the output, made once.
+// The primitive path (bfloat16, planned float32, batched or transposed float32, the fused bias)
+// bound to its shapes: the cached primitive and memory objects for a, b, the output and the bias,
+// made once.
 class MatmulCall {
  public:
   explicit MatmulCall(const KernelContext& c)
@@ -92,29 +97,39 @@ class MatmulCall {
         a_(onednn_unbound(entry_.a)),
         b_(onednn_unbound(entry_.b)),
         out_(onednn_unbound(entry_.c)),
+        bias_(onednn_unbound(entry_.bias)),
         args_{{DNNL_ARG_SRC, a_},
               {DNNL_ARG_WEIGHTS, b_},
               {DNNL_ARG_DST, out_},
-              {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(entry_.scratchpad)}} {}
+              {DNNL_ARG_SCRATCHPAD, onednn_scratchpad(entry_.scratchpad)}} {
+    if (c.inputs.size() == 3) args_.emplace(DNNL_ARG_BIAS, bias_);
+  }
 
   void run(const KernelContext& c) {
     onednn_point(a_, c.inputs[0]);
     onednn_point(b_, c.inputs[1]);
     onednn_point(out_, c.output);
+    if (c.inputs.size() == 3) onednn_point(bias_, c.inputs[2]);
     onednn_execute(entry_.primitive, args_);
   }
 
  private:
   static const MatmulEntry& entry(const MatmulShape& s) {
-    const PrimitiveKey key{
-        {s.a_batch, s.b_batch, s.batch, s.m, s.n, s.k, s.ta, s.tb, static_cast<int64_t>(s.dtype)}};
+    const PrimitiveKey key{{s.a_batch, s.b_batch, s.batch, s.m, s.n, s.k, s.ta, s.tb,
+                            static_cast<int64_t>(s.dtype), s.biased, s.relu}};
     return matmul_cache().get(key, [&] {
       MatmulEntry e;
       e.a = operand_desc(s.a_batch, s.m, s.k, s.ta, s.dtype);
       e.b = operand_desc(s.b_batch, s.k, s.n, s.tb, s.dtype);
       e.c = operand_desc(s.batch, s.m, s.n, false, s.dtype);
-      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(e.a, e.b, e.c),
-                                            onednn_own_scratchpad(), onednn_engine());
+      dnnl::post_ops post_ops;
+      if (s.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(post_ops);
+      if (s.biased) e.bias = operand_desc(1, 1, s.n, false, s.dtype);
+      const dnnl::matmul::primitive_desc pd(
+          s.biased ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c) : dnnl::matmul::desc(e.a, e.b, e.c),
+          onednn_own_scratchpad(attr), onednn_engine());
       e.primitive = dnnl::matmul(pd);
       e.scratchpad = pd.scratchpad_desc();
       return e;
@@ -122,7 +137,7 @@ class MatmulCall {
   }
 
   const MatmulEntry& entry_;
-  memory a_, b_, out_;
+  memory a_, b_, out_, bias_;
   std::unordered_map<int, memory> args_;
 };
 
@@ -159,11 +174,30 @@ std::unique_ptr<PreparedKernel> prepare_matmul(const KernelContext& c) {
   return std::make_unique<PreparedCall<MatmulCall>>(c);
 }
 
+// The product, its bias and relu: oneDNN's epilogue as it stores each output block. The
+// reference loops (and an empty inner dimension, whose product is zeros) add the bias after.
+void matmul_bias_activation_kernel(const KernelContext& c) {
+  const MatmulShape s(c);
+  if (s.widens_bf16()) {
+    run_widened_bf16(c, matmul_bias_activation_kernel);
+  } else if (s.k == 0 || s.uses_reference()) {
+    if (s.k == 0)
+      std::memset(c.output.raw_data(), 0, c.output.nbytes());
+    else
+      reference::matmul(c.inputs[0], c.inputs[1], c.output, false, false);
+    reference::add_channel_bias(c.output, c.inputs[2], s.relu);
+  } else {
+    MatmulCall(c).run(c);
+  }
+}
+
 }  // namespace
 
 void register_matmul_kernels(OpTable& t) {
   t.set_kernel(OpId::matmul, DeviceType::cpu, matmul_kernel);
   t.set_prepare(OpId::matmul, DeviceType::cpu, prepare_matmul);
+  t.set_kernel(OpId::matmul_bias_activation, DeviceType::cpu, matmul_bias_activation_kernel);
+  t.set_prepare(OpId::matmul_bias_activation, DeviceType::cpu, prepare_matmul);
 }
 
 }  // namespace kiln::cpu

@@ -1,7 +1,9 @@
 // matmul on cuBLAS for the floating dtypes, with the CPU kernel's contract: optional transposes
-// and either operand with batch 1 (broadcast) or the output's batch.
+// and either operand with batch 1 (broadcast) or the output's batch; matmul_bias_activation adds
+// its bias and relu after.
 #include <limits>
 
+#include "kiln/framework/backends/cuda/conv_support.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/core/error.h"
@@ -69,10 +71,21 @@ void matmul_kernel(const KernelContext& c) {
       as_int(n, "ldc"), m * n, as_int(batch, "batch"), types.compute, CUBLAS_GEMM_DEFAULT));
 }
 
+// matmul_bias_activation: the product, then its bias and relu in one pass over the output (as
+// conv2d_bias_activation adds its bias after cuDNN's convolution).
+void matmul_bias_activation_kernel(const KernelContext& c) {
+  matmul_kernel(c);
+  const int device = c.output.device().index;
+  const DeviceGuard guard(device);
+  add_channel_bias(c.output.raw_data(), c.inputs[2].raw_data(), c.output.numel(), c.output.dim(-1),
+                   c.output.dtype(), c.attrs.get(attr::relu), current_stream(device));
+}
+
 }  // namespace
 
 void register_matmul_kernels(OpTable& t) {
   t.set_kernel(OpId::matmul, DeviceType::cuda, matmul_kernel);
+  t.set_kernel(OpId::matmul_bias_activation, DeviceType::cuda, matmul_bias_activation_kernel);
 }
 
 }  // namespace kiln::cuda

@@ -31,6 +31,19 @@ TensorMeta infer_matmul(std::span<const TensorMeta> in, const Attrs& attrs) {
   return {in[0].dtype, Shape(std::move(dims)), in[0].device};
 }
 
+// matmul_bias_activation(x, w, b) {relu}: x [..., k] times w [k, n], plus b [n], relu'd when
+// the attr says so; the bias pass makes it from a Dense layer's untransposed matmul.
+TensorMeta infer_matmul_bias_activation(std::span<const TensorMeta> in, const Attrs& attrs) {
+  KILN_SHAPE_CHECK(
+      !attrs.get(attr::transpose_a) && !attrs.get(attr::transpose_b) && in[1].shape.rank() == 2,
+      "the fused matmul takes an untransposed rank-2 kernel, not ", describe(in[1]));
+  const TensorMeta out = infer_matmul(in.first(2), attrs);
+  const int64_t n = out.shape.dim(-1);
+  KILN_SHAPE_CHECK(in[2].dtype == out.dtype && in[2].shape == Shape{n}, "bias ", describe(in[2]),
+                   " does not match ", n, " output columns");
+  return out;
+}
+
 Grads grad_matmul(const GradContext& c) {
   const Tensor& a = c.input(0);
   const Tensor& b = c.input(1);
@@ -68,6 +81,8 @@ bool all_ones(const Shape& s) {
 
 void define_linalg_ops(OpTable& t) {
   defs::def(t, OpId::matmul, "matmul", 2, infer_matmul, grad_matmul);
+  defs::def(t, OpId::matmul_bias_activation, "matmul_bias_activation", 3,
+            infer_matmul_bias_activation, nullptr);
 }
 
 namespace ops {

@@ -1,7 +1,8 @@
-// The pass that folds a convolution's bias add and relu into one conv2d_bias_activation node:
-// the rewritten graph, the cases it leaves alone, and traced values and gradients equal to eager
-// ones to the rounding of oneDNN's reductions (the fused and the plain convolution kernels may
-// block their sums differently on one instruction set).
+// The pass that folds a convolution's or a Dense layer's bias add and relu into one
+// conv2d_bias_activation or matmul_bias_activation node: the rewritten graph, the cases it leaves
+// alone, and traced values and gradients equal to eager ones to the rounding of oneDNN's
+// reductions (the fused and the plain kernels may block their sums differently on one
+// instruction set).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -25,7 +26,7 @@ const Attrs kConv{{"strides", std::vector<int64_t>{1, 1}},
                   {"groups", int64_t{1}}};
 
 std::string after(const Graph& g) {
-  return to_text(eliminate_dead_code(fuse_conv_bias_activation(g)));
+  return to_text(eliminate_dead_code(fuse_bias_activation(g)));
 }
 
 TEST(ConvBiasActivation, FoldsTheBiasAndTheRelu) {
@@ -112,6 +113,95 @@ TEST(ConvBiasActivation, TracedTrainingStepEqualsEager) {
                                                  "output " + std::to_string(k));
   }
   EXPECT_NE(traced.graph_text().find("conv2d_bias_activation"), std::string::npos)
+      << traced.graph_text();
+}
+
+const Attrs kMatmul{{"transpose_a", false}, {"transpose_b", false}};
+
+TEST(DenseBiasActivation, FoldsTheBiasAndTheReluOfAnUntransposedProduct) {
+  GraphBuilder b;
+  const NodeId x = b.input({-1, 5, 4});  // a Dense layer on sequences: the rows fold
+  const NodeId w = b.input({4, 3});
+  const NodeId bias = b.input({3});
+  const NodeId relu =
+      b.op(OpId::relu, {b.op(OpId::add, {b.op(OpId::matmul, {x, w}, kMatmul), bias})});
+  const NodeId linear = b.op(OpId::add, {bias, b.op(OpId::matmul, {x, w}, kMatmul)});
+  const Graph graph = b.finish({relu, linear});
+  EXPECT_EQ(after(graph),
+            "%0: float32[?, 5, 4] = placeholder() {index=0}\n"
+            "%1: float32[4, 3] = placeholder() {index=1}\n"
+            "%2: float32[3] = placeholder() {index=2}\n"
+            "%3: float32[?, 5, 3] = matmul_bias_activation(%0, %1, %2) {transpose_a=false, "
+            "transpose_b=false, relu=true}\n"
+            "%4: float32[?, 5, 3] = matmul_bias_activation(%0, %1, %2) {transpose_a=false, "
+            "transpose_b=false, relu=false}\n"
+            "return (%3, %4)\n");
+}
+
+TEST(DenseBiasActivation, LeavesTransposedAndBatchedProductsAlone) {
+  GraphBuilder b;
+  const NodeId x = b.input({2, 4});
+  const NodeId wt = b.input({3, 4});
+  const NodeId batched_w = b.input({2, 4, 3});
+  const NodeId bias = b.input({3});
+  const NodeId transposed =
+      b.op(OpId::matmul, {x, wt}, {{"transpose_a", false}, {"transpose_b", true}});
+  const NodeId batched = b.op(OpId::matmul, {b.input({2, 2, 4}), batched_w}, kMatmul);
+  const Graph graph =
+      b.finish({b.op(OpId::add, {transposed, bias}), b.op(OpId::add, {batched, bias})});
+  EXPECT_EQ(after(graph), to_text(eliminate_dead_code(graph)));
+}
+
+// The fused op computes what its three ops compute, in every float dtype and on folded rows.
+TEST(DenseBiasActivation, TheFusedOpEqualsMatmulThenBiasThenRelu) {
+  random::Generator gen(5);
+  for (const DType dtype : {DType::f32, DType::f64, DType::bf16}) {
+    for (const Shape& x_shape : {Shape{37, 70}, Shape{3, 11, 70}}) {
+      const Tensor x = random::uniform(x_shape, -1, 1, dtype, gen);
+      const Tensor w = random::uniform({70, 45}, -1, 1, dtype, gen);
+      const Tensor bias = random::uniform({45}, -1, 1, dtype, gen);
+      const Tensor biased = ops::matmul(x, w) + bias;
+      for (const bool relu : {false, true}) {
+        Attrs attrs = kMatmul;
+        attrs.set("relu", relu);
+        const Tensor got = apply(OpId::matmul_bias_activation, {x, w, bias}, attrs);
+        kiln::testing::expect_close_after_reductions(got, relu ? ops::relu(biased) : biased, 70,
+                                                     std::string(dtype_name(dtype)) + " x" +
+                                                         x_shape.to_string() +
+                                                         " relu=" + std::to_string(relu));
+      }
+    }
+  }
+}
+
+TEST(DenseBiasActivation, TracedTrainingStepEqualsEager) {
+  random::Generator gen(4);
+  const Tensor x = random::uniform({16, 30}, -1, 1, DType::f32, gen);
+  const Tensor w1 = random::uniform({30, 20}, -1, 1, DType::f32, gen);
+  const Tensor b1 = random::uniform({20}, -1, 1, DType::f32, gen);
+  const Tensor w2 = random::uniform({20, 5}, -1, 1, DType::f32, gen);
+  const Tensor b2 = random::uniform({5}, -1, 1, DType::f32, gen);
+  const auto loss = [](const std::vector<Tensor>& v) {
+    const Tensor h = ops::relu(ops::matmul(v[0], v[1]) + v[2]);
+    return ops::sum(ops::square(ops::matmul(h, v[3]) + v[4]));
+  };
+  const auto step = [&](const std::vector<Tensor>& v) {
+    std::vector<Tensor> out = grad(loss, v);
+    out.push_back(loss(v));
+    return out;
+  };
+  const std::vector<Tensor> inputs{x, w1, b1, w2, b2};
+  auto traced = function(step);
+  const std::vector<Tensor> got = traced(inputs), want = step(inputs);
+  ASSERT_EQ(got.size(), want.size());
+  // The longest chain of sums: w1's gradient sums over the batch of products whose factors are
+  // themselves 30- and 20-term sums.
+  const int64_t reductions = 16 * 30 * 20;
+  for (size_t k = 0; k < got.size(); ++k) {
+    kiln::testing::expect_close_after_reductions(got[k], want[k], reductions,
+                                                 "output " + std::to_string(k));
+  }
+  EXPECT_NE(traced.graph_text().find("matmul_bias_activation"), std::string::npos)
       << traced.graph_text();
 }
 
