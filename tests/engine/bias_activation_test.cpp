@@ -25,6 +25,14 @@ const Attrs kConv{{"strides", std::vector<int64_t>{1, 1}},
                   {"same", false},
                   {"groups", int64_t{1}}};
 
+// A training step's values: the loss's gradient with respect to every input, then the loss.
+template <typename Loss>
+std::vector<Tensor> gradients_and_loss(const Loss& loss, const std::vector<Tensor>& v) {
+  std::vector<Tensor> out = grad(loss, v);
+  out.push_back(loss(v));
+  return out;
+}
+
 std::string after(const Graph& g) {
   return to_text(eliminate_dead_code(fuse_bias_activation(g)));
 }
@@ -93,11 +101,7 @@ TEST(ConvBiasActivation, TracedTrainingStepEqualsEager) {
     const Tensor y = v[4] + ops::conv2d(ops::max_pool2d(h, {2, 2}), v[3], {1, 1});
     return ops::sum(ops::square(y));
   };
-  const auto step = [&](const std::vector<Tensor>& v) {
-    std::vector<Tensor> out = grad(loss, v);
-    out.push_back(loss(v));
-    return out;
-  };
+  const auto step = [&](const std::vector<Tensor>& v) { return gradients_and_loss(loss, v); };
   const std::vector<Tensor> inputs{x, w1, b1, w2, b2};
   // The pooled gradient sums pass would reorder b1's gradient sum: this test is about the fusion.
   FunctionOptions options;
@@ -185,11 +189,7 @@ TEST(DenseBiasActivation, TracedTrainingStepEqualsEager) {
     const Tensor h = ops::relu(ops::matmul(v[0], v[1]) + v[2]);
     return ops::sum(ops::square(ops::matmul(h, v[3]) + v[4]));
   };
-  const auto step = [&](const std::vector<Tensor>& v) {
-    std::vector<Tensor> out = grad(loss, v);
-    out.push_back(loss(v));
-    return out;
-  };
+  const auto step = [&](const std::vector<Tensor>& v) { return gradients_and_loss(loss, v); };
   const std::vector<Tensor> inputs{x, w1, b1, w2, b2};
   auto traced = function(step);
   const std::vector<Tensor> got = traced(inputs), want = step(inputs);
