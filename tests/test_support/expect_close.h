@@ -23,11 +23,8 @@ namespace kiln::testing {
 // The tolerance for values of `want` that came out of reductions of `reduction_length` terms.
 inline double reduction_tolerance(const std::vector<double>& want, DType dtype,
                                   int64_t reduction_length, double ulps = 4) {
-  // Machine epsilon: 2^-52, 2^-23, and 2^-10 and 2^-7 for the two 16-bit floats.
-  const double eps = dtype == DType::f64    ? std::numeric_limits<double>::epsilon()
-                     : dtype == DType::f16  ? 0x1p-10
-                     : dtype == DType::bf16 ? 0x1p-7
-                                            : std::numeric_limits<float>::epsilon();
+  const double eps = dtype == DType::f64 ? std::numeric_limits<double>::epsilon()
+                                         : std::numeric_limits<float>::epsilon();
   double scale = std::numeric_limits<double>::min();
   for (const double v : want) scale = std::max(scale, std::abs(v));
   return ulps * eps * static_cast<double>(reduction_length) * scale;
@@ -42,6 +39,20 @@ inline void expect_close_after_reductions(const Tensor& got, const Tensor& want,
   const double tol = reduction_tolerance(w, want.dtype(), reduction_length, ulps);
   for (size_t i = 0; i < g.size(); ++i) {
     ASSERT_NEAR(g[i], w[i], tol) << what << " element " << i << " (tolerance " << tol << ")";
+  }
+}
+
+// Expects `got`, a bfloat16 result, to be `want32` rounded to bfloat16 once, where want32 is the
+// same computation in float32 on the same (bfloat16) inputs: within half a bfloat16 ulp of each
+// value (2^-8 of it) beyond float32's reduction tolerance for the sums' order.
+inline void expect_bf16_rounded_once(const Tensor& got, const Tensor& want32,
+                                     int64_t reduction_length, const std::string& what) {
+  ASSERT_EQ(got.dtype(), DType::bf16) << what;
+  ASSERT_EQ(got.shape(), want32.shape()) << what;
+  const std::vector<double> g = got.to_vector<double>(), w = want32.to_vector<double>();
+  const double sums = reduction_tolerance(w, DType::f32, reduction_length);
+  for (size_t i = 0; i < g.size(); ++i) {
+    ASSERT_NEAR(g[i], w[i], 0x1p-8 * std::abs(w[i]) + sums) << what << " element " << i;
   }
 }
 

@@ -67,16 +67,15 @@ struct MatmulShape {
 
   bool uses_reference() const { return dtype != DType::f32 && dtype != DType::bf16; }
   bool widens_bf16() const { return dtype == DType::bf16 && !onednn_has_bf16(); }
-  // A call outside a planned step (eager, or a step's first run) makes the primitive's memory
-  // objects for itself, a fixed cost per call that is most of a small layer's time; there one
-  // float32 GEMM (no batch, or a batch folded into the rows of an untransposed a against a
-  // shared b) goes straight to dnnl_sgemm, as fast on a layer's sizes. Planned steps bind the
-  // memory objects once and always take the primitive (prepare_matmul). Folded batches of many rows
-  // (a projection of every step of a sequence batch) take the primitive, which is faster there. A
-  // transposed b (a Dense layer's input gradient, g W^T) takes the primitive unless the product is
-  // tiny: sgemm runs it below its untransposed rate, the primitive at full rate, while on tiny
-  // products the primitive's fixed cost dominates. matmul_bench measures each side of both
-  // thresholds (docs/framework.md, "Measured choices").
+  // An eager call (outside a planned step) makes the primitive's memory objects for itself, a
+  // fixed cost per call that is most of a small layer's time; there one float32 GEMM (no batch,
+  // or a batch folded into the rows of an untransposed a against a shared b) goes straight to
+  // dnnl_sgemm, as fast on a layer's sizes. Planned steps bind the memory objects once and always
+  // take the primitive (prepare_matmul). Folded batches of many rows (a projection of every step
+  // of a sequence batch) take the primitive, which is faster there. A transposed b (a Dense
+  // layer's input gradient, g W^T) takes the primitive unless the product is tiny: sgemm runs it
+  // below its untransposed rate, the primitive at full rate, while on tiny products the
+  // primitive's fixed cost dominates (docs/framework.md, "Measured choices").
   bool uses_sgemm() const {
     constexpr int64_t kPrimitiveRows = 8192;
     constexpr int64_t kPrimitiveTransposedMacs = int64_t{1} << 21;
