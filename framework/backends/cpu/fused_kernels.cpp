@@ -98,8 +98,13 @@ void gather(const void* data, const BroadcastPlan<1>& plan, int64_t begin, int64
                       if (stride == 0) {
                         std::fill_n(d, len, convert_value<C>(s[0]));
                       } else if (stride == 1) {
+                        if constexpr (std::is_same_v<In, bfloat16>) {
+                          // At the processor's level: the baseline loop took twice as long.
+                          KILN_BLOCK_LOOP(cpu_isa(), widen_from_bf16)(s, d, len);
+                        } else {
 #pragma omp simd
-                        for (int64_t i = 0; i < len; ++i) d[i] = convert_value<C>(s[i]);
+                          for (int64_t i = 0; i < len; ++i) d[i] = convert_value<C>(s[i]);
+                        }
                       } else {
                         for (int64_t i = 0; i < len; ++i) d[i] = convert_value<C>(s[i * stride]);
                       }
