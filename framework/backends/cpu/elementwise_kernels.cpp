@@ -1,5 +1,5 @@
 // CPU kernels of the elementwise ops: the shared functors run through the vectorized loops.
-#include "kiln/framework/backends/cpu/block_loops.h"
+#include "kiln/framework/backends/cpu/convert_tensor.h"
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/elementwise_loops.h"
 #include "kiln/framework/ops/elementwise_dispatch.h"
@@ -35,29 +35,8 @@ void logical_not_kernel(const KernelContext& c) {
   unary_loop<bool, bool>(c.inputs[0], c.output, fn::LogicalNot{});
 }
 
-// Casts between float32 and bfloat16 (a mixed_bfloat16 step's weights and gradients) run at the
-// processor's level: convert_buffer's baseline loop rounded to bfloat16 at a third of AVX-512's
-// speed. Other pairs take convert_buffer.
 void cast_kernel(const KernelContext& c) {
-  const DType from = c.inputs[0].dtype(), to = c.output.dtype();
-  const void* in = c.inputs[0].raw_data();
-  void* out = c.output.raw_data();
-  const CpuIsa isa = cpu_isa();
-  if (from == DType::f32 && to == DType::bf16) {
-    const auto narrow = KILN_BLOCK_LOOP(isa, narrow_to_bf16);
-    parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      narrow(static_cast<const float*>(in) + begin, static_cast<bfloat16*>(out) + begin,
-             end - begin);
-    });
-  } else if (from == DType::bf16 && to == DType::f32) {
-    const auto widen = KILN_BLOCK_LOOP(isa, widen_from_bf16);
-    parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      widen(static_cast<const bfloat16*>(in) + begin, static_cast<float*>(out) + begin,
-            end - begin);
-    });
-  } else {
-    convert_buffer(in, from, out, to, static_cast<size_t>(c.output.numel()));
-  }
+  convert_tensor(c.inputs[0], c.output);
 }
 
 void where_kernel(const KernelContext& c) {

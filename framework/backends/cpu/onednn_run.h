@@ -18,27 +18,27 @@ inline dnnl::memory::data_type onednn_type(DType d) {
   return d == DType::bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
 }
 
-// Whether a convolution or pooling call goes to oneDNN as it is: float32, or bfloat16 where
-// oneDNN has it, with data in every operand. bfloat16 elsewhere runs on float32 copies
-// (run_widened_bf16); the reference loops take float64 (gradient checks need it), and empty
-// operands (oneDNN rejects a convolution with zero channels, whose output is all zeros).
-inline bool onednn_takes(const KernelContext& c) {
-  const DType d = c.output.dtype();
-  if (d != DType::f32 && !(d == DType::bf16 && onednn_has_bf16())) return false;
+// Whether no operand is empty: oneDNN rejects a convolution with zero channels (whose output is
+// all zeros), so empty operands take the reference loops.
+inline bool every_input_has_data(const KernelContext& c) {
   for (const Tensor& t : c.inputs) {
     if (t.numel() == 0) return false;
   }
   return true;
 }
 
+// Whether a convolution or pooling call goes to oneDNN as it is: float32, or bfloat16 where
+// oneDNN has it, with data in every operand. bfloat16 elsewhere runs on float32 copies
+// (run_widened_bf16); the reference loops take float64 (gradient checks need it).
+inline bool onednn_takes(const KernelContext& c) {
+  const DType d = c.output.dtype();
+  return (d == DType::f32 || (d == DType::bf16 && onednn_has_bf16())) && every_input_has_data(c);
+}
+
 // Whether a call runs on float32 copies: bfloat16 with data in every operand where oneDNN has no
 // bfloat16.
 inline bool onednn_widens(const KernelContext& c) {
-  if (c.output.dtype() != DType::bf16 || onednn_has_bf16()) return false;
-  for (const Tensor& t : c.inputs) {
-    if (t.numel() == 0) return false;
-  }
-  return true;
+  return c.output.dtype() == DType::bf16 && !onednn_has_bf16() && every_input_has_data(c);
 }
 
 // An NHWC activation; oneDNN lists the dims in NCHW order whatever the layout.

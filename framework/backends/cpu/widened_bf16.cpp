@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "kiln/framework/core/convert.h"
+#include "kiln/framework/backends/cpu/convert_tensor.h"
 
 namespace kiln::cpu {
 namespace {
@@ -10,8 +10,7 @@ namespace {
 Tensor widened(const Tensor& t) {
   if (!t.defined() || t.dtype() != DType::bf16) return t;
   Tensor w = Tensor::empty(t.shape(), DType::f32, Device::cpu());
-  convert_buffer(t.raw_data(), DType::bf16, w.raw_data(), DType::f32,
-                 static_cast<size_t>(t.numel()));
+  convert_tensor(t, w);
   return w;
 }
 
@@ -22,9 +21,7 @@ Tensor wide_output(const Tensor& t) {
 }
 
 void round_into(const Tensor& wide, const Tensor& out) {
-  if (!out.defined() || out.dtype() != DType::bf16) return;
-  convert_buffer(wide.raw_data(), DType::f32, out.raw_data(), DType::bf16,
-                 static_cast<size_t>(out.numel()));
+  if (out.defined() && out.dtype() == DType::bf16) convert_tensor(wide, out);
 }
 
 }  // namespace
