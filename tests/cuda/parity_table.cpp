@@ -244,6 +244,15 @@ void index_cases(std::vector<ParityCase>& cases) {
         {values({5, 3}, dtype, true), from_vector(std::vector<int64_t>{1, 3, 1, 0}, {4}),
          values({4, 3}, dtype, true)},
         [](const auto& x) { return ops::scatter_add(x[0], x[1], x[2], 0); });
+  // Runs longer than the loads the CUDA kernel keeps in flight, under an outer axis, with a row
+  // no index names.
+  std::vector<int64_t> long_runs(37);
+  for (size_t j = 0; j < long_runs.size(); ++j) long_runs[j] = j % 3 == 1 ? 0 : 2;
+  for (const DType dtype : kNumeric)
+    add(cases, OpId::scatter_add, dtype,
+        {values({2, 3, 4}, dtype, true), from_vector(long_runs, {37}),
+         values({2, 37, 4}, dtype, true)},
+        [](const auto& x) { return ops::scatter_add(x[0], x[1], x[2], 1); });
   add(cases, OpId::range_like, DType::f32, {values({3, 7}, DType::f32, false)},
       [](const auto& x) { return ops::range_like(x[0], 1); });
 }

@@ -39,8 +39,10 @@ template <typename T>
 __global__ void channel_bias_kernel(T* out, const T* bias, int64_t n, int64_t channels, bool relu) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
-    const double v = convert_value<double>(out[i]) + convert_value<double>(bias[i % channels]);
-    out[i] = convert_value<T>(relu && !(v > 0) ? 0.0 : v);
+    // In float for the 32- and 16-bit types: their sum rounds to T as the exact one would.
+    using C = compute_t<T>;
+    const C v = convert_value<C>(out[i]) + convert_value<C>(bias[i % channels]);
+    out[i] = convert_value<T>(relu && !(v > 0) ? C{0} : v);
   }
 }
 

@@ -1,10 +1,11 @@
 // scatter_add on CUDA: out = base, then out[o, indices[j], i] += updates[o, j, i] for each j in
 // order. The (index, j) pairs are sorted by index with CUB's radix sort, which is stable, so
-// each run of one index lists its j in order; a thread per (outer slice, run, column) adds its
-// run's updates one by one, rounding as the CPU does after each: the CPU's bits, no atomics,
-// and every column of every row touched in parallel (an Embedding's gradient over a batch of
-// tokens takes one pass, not one thread per column walking every token). An index outside
-// [0, axis) adds nothing, as TensorFlow's GPU kernel.
+// each run of one index lists its j in order, and each row in range learns where its run begins
+// and ends. A thread per output element then adds its run's updates one by one, rounding as the
+// CPU does after each: the CPU's bits, no atomics. The adds must stay in order, but the loads
+// need not: each thread issues a block of them before adding, so a run of thousands (an
+// Embedding's gradient over a small vocabulary) waits for memory once a block, not once an add.
+// An index outside [0, axis) adds nothing, as TensorFlow's GPU kernel.
 #include <algorithm>
 #include <climits>
 
@@ -21,27 +22,54 @@
 namespace kiln::cuda {
 namespace {
 
-// keys: the indices sorted; positions: their j, in order within each run of one index.
-template <typename T, typename I>
-__global__ void run_sum_kernel(T* out, const T* updates, const I* keys, const int64_t* positions,
-                               AxisSplit p, int64_t n) {
+// Where each row's run lies in the sorted keys: [begin[row], end[row]), both -1 for a row that
+// no index names. A thread per key marks the run it starts or ends.
+template <typename I>
+__global__ void run_bounds_kernel(const I* keys, int64_t n, int64_t axis, int64_t* begin,
+                                  int64_t* end) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < n;
+       s += step) {
+    const auto row = static_cast<int64_t>(keys[s]);
+    if (row < 0 || row >= axis) continue;
+    if (s == 0 || keys[s - 1] != keys[s]) begin[row] = s;
+    if (s + 1 == n || keys[s + 1] != keys[s]) end[row] = s + 1;
+  }
+}
+
+// Updates loaded ahead of their adds.
+inline constexpr int kLoadsInFlight = 8;
+
+// positions: the j of each sorted key. A thread per output element (o, row, i).
+template <typename T>
+__global__ void run_sum_kernel(T* out, const T* updates, const int64_t* positions,
+                               const int64_t* begin, const int64_t* end, AxisSplit p, int64_t n) {
   using C = compute_t<T>;
-  const int64_t total = p.outer * n * p.inner;
+  const int64_t total = p.outer * p.axis * p.inner;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += step) {
     const int64_t i = k % p.inner;
-    const int64_t s = (k / p.inner) % n;
-    const int64_t o = k / (p.inner * n);
-    if (s > 0 && keys[s - 1] == keys[s]) continue;  // inside a run: its first thread adds it
-    const auto row = static_cast<int64_t>(keys[s]);
-    if (row < 0 || row >= p.axis) continue;
-    T& d = out[(o * p.axis + row) * p.inner + i];
-    T sum = d;
-    for (int64_t e = s; e < n && keys[e] == keys[s]; ++e)
-      sum = convert_value<T>(convert_value<C>(sum) +
-                             convert_value<C>(updates[(o * n + positions[e]) * p.inner + i]));
-    d = sum;
+    const int64_t row = (k / p.inner) % p.axis;
+    const int64_t o = k / (p.inner * p.axis);
+    const int64_t first = begin[row];
+    if (first < 0) continue;
+    const int64_t last = end[row];
+    const T* slice = updates + o * n * p.inner + i;
+    const auto add = [](T sum, T u) {
+      return convert_value<T>(convert_value<C>(sum) + convert_value<C>(u));
+    };
+    T sum = out[k];
+    int64_t e = first;
+    for (; e + kLoadsInFlight <= last; e += kLoadsInFlight) {
+      T loaded[kLoadsInFlight];
+#pragma unroll
+      for (int u = 0; u < kLoadsInFlight; ++u) loaded[u] = slice[positions[e + u] * p.inner];
+#pragma unroll
+      for (int u = 0; u < kLoadsInFlight; ++u) sum = add(sum, loaded[u]);
+    }
+    for (; e < last; ++e) sum = add(sum, slice[positions[e] * p.inner]);
+    out[k] = sum;
   }
 }
 
@@ -77,16 +105,23 @@ void scatter_add(const KernelContext& c) {
   const cudaStream_t stream = current_stream(device);
   KILN_CUDA_CHECK(cudaMemcpyAsync(c.output.raw_data(), base.raw_data(), c.output.nbytes(),
                                   cudaMemcpyDeviceToDevice, stream));
-  if (p.outer * p.inner == 0 || n == 0) return;
+  if (c.output.numel() == 0 || n == 0) return;
   const Tensor keys = Tensor::empty({n}, indices.dtype(), indices.device());
   const Tensor positions = Tensor::empty({n}, DType::i64, indices.device());
+  // begin then end, each p.axis long; all-ones bytes read as -1, "no run".
+  const Tensor bounds = Tensor::empty({2, p.axis}, DType::i64, indices.device());
+  KILN_CUDA_CHECK(cudaMemsetAsync(bounds.raw_data(), 0xff, bounds.nbytes(), stream));
+  int64_t* begin = static_cast<int64_t*>(bounds.raw_data());
+  int64_t* end = begin + p.axis;
   visit_dtypes<kIndexDTypes>(indices.dtype(), "scatter_add indices", [&]<typename I>() {
     sort_by_index<I>(indices, keys, positions, stream);
-    visit_dtypes<kNumericDTypes>(base.dtype(), "CUDA kernel", [&]<typename T>() {
-      run_sum_kernel<<<grid_for(p.outer * n * p.inner), kThreads, 0, stream>>>(
-          static_cast<T*>(c.output.raw_data()), data_of<T>(updates), data_of<I>(keys),
-          data_of<int64_t>(positions), p, n);
-    });
+    run_bounds_kernel<<<grid_for(n), kThreads, 0, stream>>>(data_of<I>(keys), n, p.axis, begin,
+                                                           end);
+  });
+  visit_dtypes<kNumericDTypes>(base.dtype(), "CUDA kernel", [&]<typename T>() {
+    run_sum_kernel<<<grid_for(c.output.numel()), kThreads, 0, stream>>>(
+        static_cast<T*>(c.output.raw_data()), data_of<T>(updates), data_of<int64_t>(positions),
+        begin, end, p, n);
   });
   KILN_CUDA_CHECK(cudaGetLastError());
 }
