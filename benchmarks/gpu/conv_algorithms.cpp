@@ -3,12 +3,13 @@
 // PyTorch uses) and each math mode (FMA, which kiln uses for float32, and TF32 tensor cores,
 // PyTorch's default for convolutions): the evidence for how kiln should run float32 convolutions.
 //   conv_algorithms [--batch 1024] [--device 0]
-// Prints one line per (convolution, pass, layout, math): the algorithm cuDNN's heuristics rank
-// first among those kiln allows (no FFT or Winograd: they round differently from the CPU's direct
-// sums), with its time, then the fastest allowed and the fastest of all.
+// Prints one line per (convolution, pass, layout, math): the algorithm kiln would pick (cuDNN's
+// heuristic ranking, deterministic algorithms first, no FFT or Winograd: they round differently
+// from the CPU's direct sums) with its time, then every algorithm cuDNN timed.
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,30 +41,32 @@ struct Found {
   size_t workspace;
 };
 
-// The first allowed algorithm of a ranking, the fastest allowed one and the fastest of all.
+// kiln's pick (cuDNN's heuristic ranking, deterministic algorithms first, FFT and Winograd left
+// out) with its time, then every algorithm cuDNN timed, fastest first: id, d(eterministic) or
+// n(ot), milliseconds.
 template <typename Perf>
 void report(const char* conv, const char* pass, const char* layout, const char* math,
-            const std::vector<Perf>& ranked, const std::vector<Perf>& timed,
-            bool (*allowed)(int)) {
-  auto first_allowed = [&](const std::vector<Perf>& perf) -> const Perf* {
-    for (const Perf& p : perf)
-      if (p.status == CUDNN_STATUS_SUCCESS && allowed(static_cast<int>(p.algo))) return &p;
-    return nullptr;
-  };
-  const Perf* heuristic = first_allowed(ranked);
-  const Perf* fastest_allowed = first_allowed(timed);
-  const Perf* fastest = timed.empty() || timed[0].status != CUDNN_STATUS_SUCCESS ? nullptr
-                                                                                 : &timed[0];
-  float heuristic_ms = -1;
-  for (const Perf& p : timed)
-    if (heuristic && p.algo == heuristic->algo && p.status == CUDNN_STATUS_SUCCESS)
-      heuristic_ms = p.time;
-  std::printf("%-6s %-15s %-4s %-4s heuristic algo %d %8.3f ms | fastest allowed algo %d %8.3f ms "
-              "| fastest algo %d %8.3f ms\n",
-              conv, pass, layout, math, heuristic ? static_cast<int>(heuristic->algo) : -1,
-              heuristic_ms, fastest_allowed ? static_cast<int>(fastest_allowed->algo) : -1,
-              fastest_allowed ? fastest_allowed->time : -1.0f,
-              fastest ? static_cast<int>(fastest->algo) : -1, fastest ? fastest->time : -1.0f);
+            std::vector<Perf> ranked, const std::vector<Perf>& timed, bool (*allowed)(int)) {
+  std::stable_partition(ranked.begin(), ranked.end(),
+                        [](const Perf& p) { return p.determinism == CUDNN_DETERMINISTIC; });
+  int pick = -1;
+  for (const Perf& p : ranked)
+    if (p.status == CUDNN_STATUS_SUCCESS && allowed(static_cast<int>(p.algo))) {
+      pick = static_cast<int>(p.algo);
+      break;
+    }
+  float pick_ms = -1;
+  std::string all;
+  for (const Perf& p : timed) {
+    if (p.status != CUDNN_STATUS_SUCCESS) continue;
+    if (static_cast<int>(p.algo) == pick) pick_ms = p.time;
+    char entry[48];
+    std::snprintf(entry, sizeof entry, " %d%s:%.3f", static_cast<int>(p.algo),
+                  p.determinism == CUDNN_DETERMINISTIC ? "d" : "n", p.time);
+    all += entry;
+  }
+  std::printf("%-6s %-15s %-4s %-4s kiln's pick %d %7.3f ms | timed%s\n", conv, pass, layout, math,
+              pick, pick_ms, all.c_str());
 }
 
 bool forward_allowed(int a) {
@@ -111,8 +114,8 @@ void survey(cudnnHandle_t handle, const ConvShape& s, int batch, cudnnTensorForm
                                                  ranked.data()),
           "forward heuristics");
     ranked.resize(n);
-    check(cudnnFindConvolutionForwardAlgorithmEx(handle, xd, x, wd, w, cd, yd, y, timed.size(),
-                                                 &n, timed.data(), workspace, workspace_bytes),
+    check(cudnnFindConvolutionForwardAlgorithmEx(handle, xd, x, wd, w, cd, yd, y, timed.size(), &n,
+                                                 timed.data(), workspace, workspace_bytes),
           "forward find");
     timed.resize(n);
     report(s.name, "forward", layout, math, ranked, timed, forward_allowed);
@@ -124,9 +127,8 @@ void survey(cudnnHandle_t handle, const ConvShape& s, int batch, cudnnTensorForm
                                                       ranked.data()),
           "data heuristics");
     ranked.resize(n);
-    check(cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wd, w, yd, y, cd, xd, x,
-                                                      timed.size(), &n, timed.data(), workspace,
-                                                      workspace_bytes),
+    check(cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wd, w, yd, y, cd, xd, x, timed.size(),
+                                                      &n, timed.data(), workspace, workspace_bytes),
           "data find");
     timed.resize(n);
     report(s.name, "backward_data", layout, math, ranked, timed, data_allowed);
@@ -139,10 +141,10 @@ void survey(cudnnHandle_t handle, const ConvShape& s, int batch, cudnnTensorForm
                                                         ranked.data()),
           "filter heuristics");
     ranked.resize(n);
-    check(cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xd, x, yd, y, cd, wd, w,
-                                                        timed.size(), &n, timed.data(), workspace,
-                                                        workspace_bytes),
-          "filter find");
+    check(
+        cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xd, x, yd, y, cd, wd, w, timed.size(),
+                                                      &n, timed.data(), workspace, workspace_bytes),
+        "filter find");
     timed.resize(n);
     report(s.name, "backward_filter", layout, math, ranked, timed, filter_allowed);
   }

@@ -6,7 +6,8 @@
 //   step_time --model mlp|cnn|lstm [--batch 128] [--device cuda:0] [--precision float32]
 //             [--steps 200] [--rounds 5]
 // Each round is one epoch of `steps` batches through fit (batches copied from host memory, as
-// a pipeline feeds them); the first, which traces, is not counted, nor profiled under KILN_PROFILE. Prints
+// a pipeline feeds them); the first, which traces, is not counted, nor profiled under KILN_PROFILE.
+// Prints
 // "<model> batch B <device> <precision>: ms/step M (median of R epochs), epoch s E".
 #include <algorithm>
 #include <chrono>

@@ -28,8 +28,7 @@ template <typename I>
 __global__ void run_bounds_kernel(const I* keys, int64_t n, int64_t axis, int64_t* begin,
                                   int64_t* end) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < n;
-       s += step) {
+  for (int64_t s = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; s < n; s += step) {
     const auto row = static_cast<int64_t>(keys[s]);
     if (row < 0 || row >= axis) continue;
     if (s == 0 || keys[s - 1] != keys[s]) begin[row] = s;
@@ -38,7 +37,7 @@ __global__ void run_bounds_kernel(const I* keys, int64_t n, int64_t axis, int64_
 }
 
 // Updates loaded ahead of their adds.
-inline constexpr int kLoadsInFlight = 8;
+inline constexpr int kLoadsInFlight = 16;
 
 // positions: the j of each sorted key. A thread per output element (o, row, i).
 template <typename T>
@@ -116,7 +115,7 @@ void scatter_add(const KernelContext& c) {
   visit_dtypes<kIndexDTypes>(indices.dtype(), "scatter_add indices", [&]<typename I>() {
     sort_by_index<I>(indices, keys, positions, stream);
     run_bounds_kernel<<<grid_for(n), kThreads, 0, stream>>>(data_of<I>(keys), n, p.axis, begin,
-                                                           end);
+                                                            end);
   });
   visit_dtypes<kNumericDTypes>(base.dtype(), "CUDA kernel", [&]<typename T>() {
     run_sum_kernel<<<grid_for(c.output.numel()), kThreads, 0, stream>>>(
