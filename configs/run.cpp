@@ -16,6 +16,7 @@
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/suggest.h"
+#include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/framework/distributed/mpi_communicator.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/dtype_policy.h"
@@ -127,13 +128,24 @@ Training training_of(const Config& run) {
   return t;
 }
 
+// `precision`: a dtype policy's name, or {policy: name, tensor_float_32: bool} (TF32 on a GPU,
+// off unless named: framework/core/tensor_float_32.h).
 void apply_precision(const Config& run) {
   const Config* p = run.find("precision");
-  const std::string name = p == nullptr || p->is_null() ? "float32" : p->as_string();
-  located(p == nullptr ? run : *p, [&] {
+  std::string name = "float32";
+  bool tensor_float_32 = false;
+  const Config* policy = p;
+  if (p != nullptr && p->is_map()) {
+    p->check_keys({"policy", "tensor_float_32"}, "precision");
+    policy = p->find("policy");
+    tensor_float_32 = p->get_bool("tensor_float_32", false);
+  }
+  if (policy != nullptr && !policy->is_null()) name = policy->as_string();
+  located(policy == nullptr ? run : *policy, [&] {
     layers::set_global_policy(name);
     return 0;
   });
+  enable_tensor_float_32_execution(tensor_float_32);
 }
 
 losses::LossPtr loss_of(const Config& spec) {

@@ -10,6 +10,8 @@
 #include "apps/examples/custom_parts.h"
 #include "kiln/configs/run.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/tensor_float_32.h"
+#include "kiln/layers/dtype_policy.h"
 
 namespace kiln::configs {
 namespace {
@@ -149,6 +151,24 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   // A missing section.
   expect_error("loss: {SparseCategoricalCrossentropy: {from_logits: true}}\n", "",
                {"run.yaml: a run needs a 'loss' section"});
+}
+
+// `precision` is a policy's name or a map that may also enable TF32 on GPUs; a run that does not
+// name TF32 turns it off again.
+TEST_F(RunErrors, PrecisionTakesAPolicyAndTensorFloat32) {
+  EXPECT_EQ(error_for(replaced("training: {epochs: 1}",
+                               "training: {epochs: 1}\nprecision: {policy: mixed_bfloat16, "
+                               "tensor_float_32: true}")),
+            "(no error)");
+  EXPECT_EQ(layers::global_policy().name, "mixed_bfloat16");
+  EXPECT_TRUE(tensor_float_32_execution_enabled());
+  EXPECT_EQ(error_for(kGood), "(no error)");
+  EXPECT_EQ(layers::global_policy().name, "float32");
+  EXPECT_FALSE(tensor_float_32_execution_enabled());
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\nprecision: {policy: mixed_float61}",
+               {"run.yaml:13:", "mixed_float61"});
+  expect_error("training: {epochs: 1}", "training: {epochs: 1}\nprecision: {tf32: true}",
+               {"run.yaml:13:", "tf32"});
 }
 
 TEST_F(RunErrors, OptimizerSchedulesTakeTheSameForms) {

@@ -33,13 +33,20 @@
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/cudnn_context.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/tensor_float_32.h"
 
 namespace kiln::cuda {
 namespace {
 
+// float32's math: FMA kernels, since cuDNN's default math lets TF32 tensor cores round the
+// operands to 10 mantissa bits, far from the CPU's float32; tensor cores once the user enables
+// TF32 (tensor_float_32.h).
+cudnnMathType_t float32_math() {
+  return tensor_float_32_execution_enabled() ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+}
+
 // cuDNN's types for one kiln dtype. 16-bit floats accumulate in f32, as on the CPU, and may use
-// tensor cores; float32 is held to FMA kernels, since cuDNN's default math lets TF32 tensor
-// cores round the operands to 10 mantissa bits, far from the CPU's float32.
+// tensor cores.
 struct CudnnTypes {
   cudnnDataType_t data;
   cudnnDataType_t compute;
@@ -51,7 +58,7 @@ struct CudnnTypes {
 CudnnTypes cudnn_types(DType dtype, const char* op) {
   switch (dtype) {
     case DType::f32:
-      return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, CUDNN_FMA_MATH, CUDNN_TENSOR_NHWC, kNhwc};
+      return {CUDNN_DATA_FLOAT, CUDNN_DATA_FLOAT, float32_math(), CUDNN_TENSOR_NHWC, kNhwc};
     case DType::f16:
       return {CUDNN_DATA_HALF, CUDNN_DATA_FLOAT, CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION,
               CUDNN_TENSOR_NHWC, kNhwc};
@@ -290,8 +297,8 @@ AlgorithmCache& algorithm_cache() {
 }
 
 std::vector<int64_t> algorithm_key(PassId pass, const ConvSetup& s) {
-  std::vector<int64_t> key{static_cast<int64_t>(pass), static_cast<int64_t>(s.dtype), s.device,
-                           s.g.groups};
+  std::vector<int64_t> key{static_cast<int64_t>(pass), static_cast<int64_t>(s.dtype),
+                           static_cast<int64_t>(s.types.math), s.device, s.g.groups};
   key.insert(key.end(), s.padded_x.begin(), s.padded_x.end());
   key.insert(key.end(), s.kernel.begin(), s.kernel.end());
   for (const cpu::WindowAxis& a : {s.g.h, s.g.w})
@@ -456,6 +463,9 @@ class ConvCall {
     if (c.output.numel() == 0) return;
     const int device = c.output.device().index;
     const DeviceGuard guard(device);
+    // TF32 switched on or off since the call was built: descriptors and algorithm anew.
+    if (conv_ && conv_->setup().dtype == DType::f32 && conv_->setup().types.math != float32_math())
+      conv_.emplace(setup(c));
     if (conv_)
       convolve(c);
     else

@@ -7,6 +7,7 @@
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/tensor_float_32.h"
 
 namespace kiln::cuda {
 namespace {
@@ -16,11 +17,13 @@ struct GemmTypes {
   cublasComputeType_t compute;
 };
 
-// 16-bit floats accumulate in f32, as on the CPU.
+// 16-bit floats accumulate in f32, as on the CPU; float32 runs on TF32 tensor cores only when the
+// user enables them (tensor_float_32.h).
 GemmTypes gemm_types(DType dtype) {
   switch (dtype) {
     case DType::f32:
-      return {CUDA_R_32F, CUBLAS_COMPUTE_32F};
+      return {CUDA_R_32F, tensor_float_32_execution_enabled() ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                                              : CUBLAS_COMPUTE_32F};
     case DType::f64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
     case DType::f16:

@@ -13,6 +13,7 @@
 #include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/rnn_cells.cuh"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/framework/ops/rnn_operands.h"
 #include "kiln/framework/ops/slice_bounds.h"
 
@@ -32,19 +33,22 @@ int as_int(int64_t v, const char* what) {
 
 // out[m, n] = a[m, k] . b, where b is [k, n], or b^T with b stored as [n, k] when b_transposed;
 // all row-major with the given row strides. cuBLAS is column-major, where a row-major matrix
-// reads as its transpose, so it computes out^T = b^T a^T. Float32 accumulates in float32 without
-// TF32, as matmul does.
+// reads as its transpose, so it computes out^T = b^T a^T. Float32 accumulates in float32, on TF32
+// tensor cores only when the user enables them, as matmul does.
 template <typename T>
 void gemm(cublasHandle_t handle, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
           const T* b, int64_t ldb, bool b_transposed, T* out, int64_t ldo) {
   constexpr bool f64 = std::is_same_v<T, double>;
   constexpr cudaDataType_t type = f64 ? CUDA_R_64F : CUDA_R_32F;
   const T alpha = 1, beta = 0;
+  const cublasComputeType_t compute = f64 ? CUBLAS_COMPUTE_64F
+                                      : tensor_float_32_execution_enabled()
+                                          ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                          : CUBLAS_COMPUTE_32F;
   KILN_CUBLAS_CHECK(cublasGemmEx(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N,
                                  as_int(n, "n"), as_int(m, "m"), as_int(k, "k"), &alpha, b, type,
                                  as_int(ldb, "ldb"), a, type, as_int(lda, "lda"), &beta, out, type,
-                                 as_int(ldo, "ldo"), f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
-                                 CUBLAS_GEMM_DEFAULT));
+                                 as_int(ldo, "ldo"), compute, CUBLAS_GEMM_DEFAULT));
 }
 
 // The sizes, cell and mask of one run, shared by the forward and backward kernels. Record row
