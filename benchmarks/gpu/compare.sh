@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # kiln against PyTorch on one GPU, as one bounded stage of the GPU checks (scripts/gpu-steps):
 # the MLP, CNN and LSTM training steps at batch 128 and 1024 in float32, kiln's then PyTorch
-# eager's; then, while the stage's time lasts, torch.compile(mode="reduce-overhead") and the same
-# in mixed_bfloat16. Each measurement is a step of its own: one that fails or runs out of time
+# eager's (both in exact float32: PyTorch's default TF32 convolutions are turned off); then,
+# while the stage's time lasts, both with TF32 allowed at batch 1024,
+# torch.compile(mode="reduce-overhead") and the float32 pairs in mixed_bfloat16. Each measurement is a step of its own: one that fails or runs out of time
 # reads FAILED or TIMEOUT in the table, and the others still run.
 #   benchmarks/gpu/compare.sh [step_time binary]
 # Environment: KILN_BENCH_LIMIT_S (the stage, default 240), KILN_BENCH_STEPS (batches an epoch,
@@ -49,7 +50,7 @@ table() {
   printf '%-5s %5s %-15s %10s %10s %10s %9s %9s\n' model batch precision kiln_ms eager_ms \
     compile_ms vs_eager vs_compile
   local model batch precision
-  for precision in float32 mixed_bfloat16; do
+  for precision in float32 tf32 mixed_bfloat16; do
     for model in "${models[@]}"; do
       for batch in "${batches[@]}"; do
         local k=${ms["$model $batch $precision kiln"]:-n/a}
@@ -75,6 +76,14 @@ for model in "${models[@]}"; do
     measure "$model" "$batch" float32 eager
   done
 done
+# TF32 where it can pay, the largest batch.
+if has_time_for_pass 60; then
+  for model in "${models[@]}"; do
+    has_time_for_pass 20 || continue
+    measure "$model" "${batches[-1]}" tf32 kiln
+    measure "$model" "${batches[-1]}" tf32 eager
+  done
+fi
 if has_time_for_pass 90; then
   for model in "${models[@]}"; do
     for batch in "${batches[@]}"; do

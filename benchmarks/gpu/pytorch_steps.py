@@ -2,10 +2,12 @@
 the bucketed LSTM, Adam (epsilon 1e-7, as Keras), cross-entropy from logits, random data of the
 real shapes in host memory, each batch copied to the device as a pipeline feeds it.
   python3 pytorch_steps.py --model mlp|cnn|lstm [--batch 128] [--device cuda]
-                           [--mode eager|compile] [--precision float32|mixed_bfloat16]
+                           [--mode eager|compile] [--precision float32|tf32|mixed_bfloat16]
                            [--steps 200] [--rounds 5]
---mode compile is torch.compile(mode="reduce-overhead") (CUDA graphs). mixed_bfloat16 runs the
-forward and backward under torch.autocast(bfloat16) with float32 weights, as Keras's policy.
+--mode compile is torch.compile(mode="reduce-overhead") (CUDA graphs). float32 keeps matmuls and
+convolutions off TF32 (PyTorch's default lets cuDNN use it), the work kiln's float32 does; tf32
+allows it in both, as kiln's tf32. mixed_bfloat16 runs the forward and backward under
+torch.autocast(bfloat16) with float32 weights, as Keras's policy.
 Prints the line step_time prints, with "torch-<mode>" for the device's name. Needs torch; kiln
 never does.
 """
@@ -73,11 +75,14 @@ def main():
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--mode", choices=["eager", "compile"], default="eager")
-    parser.add_argument("--precision", choices=["float32", "mixed_bfloat16"], default="float32")
+    parser.add_argument("--precision", choices=["float32", "tf32", "mixed_bfloat16"],
+                        default="float32")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
+    torch.backends.cuda.matmul.allow_tf32 = args.precision == "tf32"
+    torch.backends.cudnn.allow_tf32 = args.precision == "tf32"
     torch.manual_seed(1)
     device = torch.device(args.device)
     model = {"mlp": mlp, "cnn": cnn, "lstm": Lstm}[args.model]().to(device)

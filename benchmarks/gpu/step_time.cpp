@@ -5,10 +5,11 @@
 // real shapes (the data's values do not change a step's work).
 //   step_time --model mlp|cnn|lstm [--batch 128] [--device cuda:0] [--precision float32]
 //             [--steps 200] [--rounds 5]
-// Each round is one epoch of `steps` batches through fit (batches copied from host memory, as
-// a pipeline feeds them); the first, which traces, is not counted, nor profiled under KILN_PROFILE.
-// Prints
-// "<model> batch B <device> <precision>: ms/step M (median of R epochs), epoch s E".
+// --precision is a dtype policy's name, or tf32: float32 with TF32 tensor cores allowed. Each
+// round is one epoch of `steps` batches through fit (batches copied from host memory, as a
+// pipeline feeds them); the first, which traces, is not counted, nor profiled under
+// KILN_PROFILE. Prints "<model> batch B <device> <precision>: ms/step M (median of R epochs),
+// epoch s E".
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,7 @@
 
 #include "kiln/datasets/dataset.h"
 #include "kiln/engine/executor/op_profiler.h"
+#include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/framework/random/random.h"
 #include "kiln/layers/conv/conv.h"
@@ -124,7 +126,10 @@ datasets::Dataset data_for(const Args& a) {
 
 int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
-  layers::set_global_policy(a.precision);
+  // tf32: float32 with TF32 tensor cores allowed (framework/core/tensor_float_32.h).
+  const bool tf32 = a.precision == "tf32";
+  layers::set_global_policy(tf32 ? "float32" : a.precision);
+  enable_tensor_float_32_execution(tf32);
   random::set_seed(1);
   Sequential model(layers_of(a.model));
   layers::set_global_policy("float32");

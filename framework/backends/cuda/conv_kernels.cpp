@@ -32,6 +32,7 @@
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
 #include "kiln/framework/backends/cuda/cudnn_context.h"
+#include "kiln/framework/backends/cuda/gemm_types.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/tensor_float_32.h"
 
@@ -436,6 +437,43 @@ void store_output(const ConvSetup& s, const Tensor& computed_out, const Dims4& c
            dtype_size(s.dtype), current_stream(s.device));
 }
 
+// The filter gradient as one GEMM, dw = im2col(x)^T . grad_out (conv_support.h), for ungrouped
+// convolutions whose patches fit kMaxPatchBytes: cuBLAS sums each of dw's few elements over every
+// output position in a fixed order, where cuDNN's deterministic filter-gradient algorithms ran
+// 2 to 6 times slower than its non-deterministic ones on the Fashion-MNIST CNN's layers
+// (benchmarks/gpu/conv_algorithms). Returns false, computing nothing, where it does not apply.
+constexpr int64_t kMaxPatchBytes = int64_t{512} << 20;
+
+bool filter_gradient_by_gemm(const ConvSetup& s, const Tensor& x, const Tensor& grad_out,
+                             const Tensor& dw) {
+  const cpu::ConvGeometry& g = s.g;
+  const int64_t positions = g.batch * g.h.out * g.w.out;
+  const int64_t taps = g.h.kernel * g.w.kernel * g.in_channels;
+  const int64_t patch_elements = positions * taps;
+  if (g.groups != 1 || patch_elements * dtype_size(s.dtype) > kMaxPatchBytes) return false;
+  std::optional<Tensor> cols = try_workspace(patch_elements * dtype_size(s.dtype), s.device);
+  if (!cols) return false;
+  const auto narrow = [&](int64_t v) { return as_int(v, s); };
+  const Im2colShape shape{narrow(g.batch),        narrow(g.in_channels), narrow(g.h.in),
+                          narrow(g.w.in),         narrow(g.h.out),       narrow(g.w.out),
+                          narrow(g.h.kernel),     narrow(g.w.kernel),    narrow(g.h.stride),
+                          narrow(g.w.stride),     narrow(g.h.dilation),  narrow(g.w.dilation),
+                          narrow(g.h.pad_before), narrow(g.w.pad_before)};
+  (void)narrow(patch_elements);
+  const cudaStream_t stream = current_stream(s.device);
+  im2col(x.raw_data(), cols->raw_data(), shape, dtype_size(s.dtype), stream);
+  // Row-major dw [taps, out] = cols^T [taps, positions] . grad_out [positions, out]. cuBLAS reads
+  // a row-major matrix as its transpose, so it computes dw^T = grad_out^T . cols.
+  const GemmTypes types = gemm_types(s.dtype, s.op);
+  const GemmScalars scalars(1, 0);
+  KILN_CUBLAS_CHECK(cublasGemmEx(
+      cublas_handle(s.device), CUBLAS_OP_N, CUBLAS_OP_T, narrow(g.out_channels), narrow(taps),
+      narrow(positions), scalars.alpha(types), grad_out.raw_data(), types.data,
+      narrow(g.out_channels), cols->raw_data(), types.data, narrow(taps), scalars.beta(types),
+      dw.raw_data(), types.data, narrow(g.out_channels), types.compute, CUBLAS_GEMM_DEFAULT));
+  return true;
+}
+
 // The four ops; forward_bias is conv2d_bias_activation, the forward pass followed by the bias and
 // relu (attr "relu").
 enum class ConvOp { forward, forward_bias, backward_input, backward_filter };
@@ -519,6 +557,7 @@ class ConvCall {
         return;
       }
       case ConvOp::backward_filter: {
+        if (filter_gradient_by_gemm(s, c.inputs[0], c.inputs[1], c.output)) return;
         const Tensor xs = in_cudnn_layout(s, c.inputs[0], kNhwc, s.x, s.padded_x);
         const Tensor gs = in_cudnn_layout(s, c.inputs[1], kNhwc, s.y, s.y);
         const Tensor dws = cudnn_output(s, c.output, kHwio, s.kernel, s.kernel);

@@ -1,8 +1,8 @@
 #pragma once
 // The device work the cuDNN convolutions (conv_kernels.cpp) need around cuDNN's calls: moving
 // operands between kiln's layouts (NHWC activations, HWIO kernels) and cuDNN's, with the extra
-// zero row or column of TensorFlow's asymmetric "same" padding, and the bias + relu epilogue of
-// conv2d_bias_activation.
+// zero row or column of TensorFlow's asymmetric "same" padding, the patches of the GEMM-based
+// filter gradient, and the bias + relu epilogue of conv2d_bias_activation.
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -30,9 +30,24 @@ inline constexpr AxisOrder kHwio{2, 3, 1, 0};  // Keras's [kh, kw, in/groups, ou
 void relayout(const void* src, AxisOrder src_order, const Dims4& src_dims, void* dst,
               AxisOrder dst_order, const Dims4& dst_dims, size_t element_size, cudaStream_t stream);
 
+// The patches a convolution's kernel taps read, one row per output position: for an NHWC
+// input x [batch, in_h, in_w, channels] and output positions (n, oh, ow), cols[(n * out_h + oh)
+// * out_w + ow, (kh * kernel_w + kw) * channels + c] = x[n, ih, iw, c] at the tap's input cell
+// (ih = oh * stride_h - pad_top + kh * dilation_h, likewise iw), zero where that falls in the
+// padding. Its columns are ordered as an HWIO kernel's rows, so a filter gradient is
+// cols^T . grad_out. Every index must fit in int (the caller checks).
+struct Im2colShape {
+  int batch, channels;
+  int in_h, in_w, out_h, out_w;
+  int kernel_h, kernel_w;
+  int stride_h, stride_w, dilation_h, dilation_w, pad_top, pad_left;
+};
+void im2col(const void* x, void* cols, const Im2colShape& shape, size_t element_size,
+            cudaStream_t stream);
+
 // out[i] = out[i] + bias[i % channels] over `count` elements of a floating dtype, then max(., 0)
-// when `relu` (which maps NaN to 0), summed in double and rounded once: the CPU's
-// add_channel_bias.
+// when `relu` (which maps NaN to 0), summed in float (double for float64), which rounds as the
+// exact sum would: the CPU's add_channel_bias.
 void add_channel_bias(void* out, const void* bias, int64_t count, int64_t channels, DType dtype,
                       bool relu, cudaStream_t stream);
 

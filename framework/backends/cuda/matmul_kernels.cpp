@@ -6,35 +6,11 @@
 #include "kiln/framework/backends/cuda/conv_support.h"
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/gemm_types.h"
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/tensor_float_32.h"
 
 namespace kiln::cuda {
 namespace {
-
-struct GemmTypes {
-  cudaDataType_t data;
-  cublasComputeType_t compute;
-};
-
-// 16-bit floats accumulate in f32, as on the CPU; float32 runs on TF32 tensor cores only when the
-// user enables them (tensor_float_32.h).
-GemmTypes gemm_types(DType dtype) {
-  switch (dtype) {
-    case DType::f32:
-      return {CUDA_R_32F, tensor_float_32_execution_enabled() ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                                              : CUBLAS_COMPUTE_32F};
-    case DType::f64:
-      return {CUDA_R_64F, CUBLAS_COMPUTE_64F};
-    case DType::f16:
-      return {CUDA_R_16F, CUBLAS_COMPUTE_32F};
-    case DType::bf16:
-      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F};
-    default:
-      break;
-  }
-  throw Error(detail::concat("kiln::ops::matmul: no CUDA kernel for dtype ", dtype_name(dtype)));
-}
 
 int as_int(int64_t v, const char* what) {
   KILN_CHECK(v <= std::numeric_limits<int>::max(), "kiln::ops::matmul on CUDA: ", what, " ", v,
@@ -59,18 +35,15 @@ void matmul_kernel(const KernelContext& c) {
   const int64_t batch = out.numel() / (m * n);
   const int64_t a_stride = a.numel() == m * k ? 0 : m * k;
   const int64_t b_stride = b.numel() == k * n ? 0 : k * n;
-  const GemmTypes types = gemm_types(out.dtype());
+  const GemmTypes types = gemm_types(out.dtype(), "matmul");
+  const GemmScalars scalars(1, 0);
   // cuBLAS is column-major, and a row-major matrix read column-major is its transpose: so
   // compute C^T = op(B)^T op(A)^T, where op(B)^T is B's buffer as stored when tb is false.
-  const double alpha64 = 1, beta64 = 0;
-  const float alpha32 = 1, beta32 = 0;
-  const bool f64 = types.compute == CUBLAS_COMPUTE_64F;
   KILN_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
       cublas_handle(device), tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-      as_int(n, "n"), as_int(m, "m"), as_int(k, "k"),
-      f64 ? static_cast<const void*>(&alpha64) : &alpha32, b.raw_data(), types.data,
-      as_int(tb ? k : n, "ldb"), b_stride, a.raw_data(), types.data, as_int(ta ? m : k, "lda"),
-      a_stride, f64 ? static_cast<const void*>(&beta64) : &beta32, out.raw_data(), types.data,
+      as_int(n, "n"), as_int(m, "m"), as_int(k, "k"), scalars.alpha(types), b.raw_data(),
+      types.data, as_int(tb ? k : n, "ldb"), b_stride, a.raw_data(), types.data,
+      as_int(ta ? m : k, "lda"), a_stride, scalars.beta(types), out.raw_data(), types.data,
       as_int(n, "ldc"), m * n, as_int(batch, "batch"), types.compute, CUBLAS_GEMM_DEFAULT));
 }
 

@@ -9,11 +9,11 @@
 
 #include "kiln/framework/backends/cuda/cuda_context.h"
 #include "kiln/framework/backends/cuda/cuda_kernels.h"
+#include "kiln/framework/backends/cuda/gemm_types.h"
 #include "kiln/framework/backends/cuda/kernel_helpers.h"
 #include "kiln/framework/backends/cuda/launch_grid.h"
 #include "kiln/framework/backends/cuda/rnn_cells.cuh"
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/framework/ops/rnn_operands.h"
 #include "kiln/framework/ops/slice_bounds.h"
 
@@ -38,17 +38,14 @@ int as_int(int64_t v, const char* what) {
 template <typename T>
 void gemm(cublasHandle_t handle, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
           const T* b, int64_t ldb, bool b_transposed, T* out, int64_t ldo) {
-  constexpr bool f64 = std::is_same_v<T, double>;
-  constexpr cudaDataType_t type = f64 ? CUDA_R_64F : CUDA_R_32F;
-  const T alpha = 1, beta = 0;
-  const cublasComputeType_t compute = f64 ? CUBLAS_COMPUTE_64F
-                                      : tensor_float_32_execution_enabled()
-                                          ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                          : CUBLAS_COMPUTE_32F;
-  KILN_CUBLAS_CHECK(cublasGemmEx(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N,
-                                 as_int(n, "n"), as_int(m, "m"), as_int(k, "k"), &alpha, b, type,
-                                 as_int(ldb, "ldb"), a, type, as_int(lda, "lda"), &beta, out, type,
-                                 as_int(ldo, "ldo"), compute, CUBLAS_GEMM_DEFAULT));
+  const GemmTypes types =
+      gemm_types(std::is_same_v<T, double> ? DType::f64 : DType::f32, "rnn_sequence");
+  const GemmScalars scalars(1, 0);
+  KILN_CUBLAS_CHECK(
+      cublasGemmEx(handle, b_transposed ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, as_int(n, "n"),
+                   as_int(m, "m"), as_int(k, "k"), scalars.alpha(types), b, types.data,
+                   as_int(ldb, "ldb"), a, types.data, as_int(lda, "lda"), scalars.beta(types), out,
+                   types.data, as_int(ldo, "ldo"), types.compute, CUBLAS_GEMM_DEFAULT));
 }
 
 // The sizes, cell and mask of one run, shared by the forward and backward kernels. Record row
