@@ -106,48 +106,47 @@ void survey(cudnnHandle_t handle, const ConvShape& s, int batch, cudnnTensorForm
                                         CUDNN_DATA_FLOAT),
         "conv");
   check(cudnnSetConvolutionMathType(cd, math_type), "math");
-  int n = 0;
-  {
-    std::vector<cudnnConvolutionFwdAlgoPerf_t> ranked(CUDNN_CONVOLUTION_FWD_ALGO_COUNT),
-        timed(CUDNN_CONVOLUTION_FWD_ALGO_COUNT);
-    check(cudnnGetConvolutionForwardAlgorithm_v7(handle, xd, wd, cd, yd, ranked.size(), &n,
-                                                 ranked.data()),
-          "forward heuristics");
+  const auto pass = [&]<typename Perf>(const char* name, int count, auto heuristics, auto find,
+                                       bool (*allowed)(int)) {
+    std::vector<Perf> ranked(count), timed(count);
+    int n = 0;
+    check(heuristics(count, &n, ranked.data()), name);
     ranked.resize(n);
-    check(cudnnFindConvolutionForwardAlgorithmEx(handle, xd, x, wd, w, cd, yd, y, timed.size(), &n,
-                                                 timed.data(), workspace, workspace_bytes),
-          "forward find");
+    check(find(count, &n, timed.data()), name);
     timed.resize(n);
-    report(s.name, "forward", layout, math, ranked, timed, forward_allowed);
-  }
-  {
-    std::vector<cudnnConvolutionBwdDataAlgoPerf_t> ranked(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT),
-        timed(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
-    check(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, wd, yd, cd, xd, ranked.size(), &n,
-                                                      ranked.data()),
-          "data heuristics");
-    ranked.resize(n);
-    check(cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wd, w, yd, y, cd, xd, x, timed.size(),
-                                                      &n, timed.data(), workspace, workspace_bytes),
-          "data find");
-    timed.resize(n);
-    report(s.name, "backward_data", layout, math, ranked, timed, data_allowed);
-  }
-  {
-    std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> ranked(
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT),
-        timed(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT);
-    check(cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, xd, yd, cd, wd, ranked.size(), &n,
-                                                        ranked.data()),
-          "filter heuristics");
-    ranked.resize(n);
-    check(
-        cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xd, x, yd, y, cd, wd, w, timed.size(),
-                                                      &n, timed.data(), workspace, workspace_bytes),
-        "filter find");
-    timed.resize(n);
-    report(s.name, "backward_filter", layout, math, ranked, timed, filter_allowed);
-  }
+    report(s.name, name, layout, math, ranked, timed, allowed);
+  };
+  pass.template operator()<cudnnConvolutionFwdAlgoPerf_t>(
+      "forward", CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+      [&](int count, int* n, cudnnConvolutionFwdAlgoPerf_t* perf) {
+        return cudnnGetConvolutionForwardAlgorithm_v7(handle, xd, wd, cd, yd, count, n, perf);
+      },
+      [&](int count, int* n, cudnnConvolutionFwdAlgoPerf_t* perf) {
+        return cudnnFindConvolutionForwardAlgorithmEx(handle, xd, x, wd, w, cd, yd, y, count, n,
+                                                      perf, workspace, workspace_bytes);
+      },
+      forward_allowed);
+  pass.template operator()<cudnnConvolutionBwdDataAlgoPerf_t>(
+      "backward_data", CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+      [&](int count, int* n, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+        return cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, wd, yd, cd, xd, count, n, perf);
+      },
+      [&](int count, int* n, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
+        return cudnnFindConvolutionBackwardDataAlgorithmEx(handle, wd, w, yd, y, cd, xd, x, count,
+                                                           n, perf, workspace, workspace_bytes);
+      },
+      data_allowed);
+  pass.template operator()<cudnnConvolutionBwdFilterAlgoPerf_t>(
+      "backward_filter", CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+      [&](int count, int* n, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+        return cudnnGetConvolutionBackwardFilterAlgorithm_v7(handle, xd, yd, cd, wd, count, n,
+                                                             perf);
+      },
+      [&](int count, int* n, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {
+        return cudnnFindConvolutionBackwardFilterAlgorithmEx(handle, xd, x, yd, y, cd, wd, w, count,
+                                                             n, perf, workspace, workspace_bytes);
+      },
+      filter_allowed);
   cudnnDestroyConvolutionDescriptor(cd);
   cudnnDestroyFilterDescriptor(wd);
   cudnnDestroyTensorDescriptor(yd);

@@ -95,6 +95,14 @@ struct Chunks {
   }
 };
 
+// Element k of an (outer, middle, inner) iteration space, as its three coordinates.
+struct Coordinates {
+  int64_t o, m, i;
+};
+__device__ Coordinates coordinates_of(int64_t k, int64_t middle, int64_t inner) {
+  return {k / (inner * middle), (k / inner) % middle, k % inner};
+}
+
 // A thread per (o, chunk, i): the chunk's updates in order, from the base for a row's first
 // chunk, into the output when the row has no other chunk and into partial otherwise.
 // positions: the j of each sorted key.
@@ -106,9 +114,7 @@ __global__ void chunk_sum_kernel(T* out, T* partial, const T* updates, const int
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += step) {
-    const int64_t i = k % p.inner;
-    const int64_t c = (k / p.inner) % ch.slots;
-    const int64_t o = k / (p.inner * ch.slots);
+    const auto [o, c, i] = coordinates_of(k, ch.slots, p.inner);
     if (c >= chunks) continue;
     const int64_t row = ch.row_of(c, p.axis);
     const int64_t first = ch.first_of(row);
@@ -133,9 +139,7 @@ __global__ void combine_chunks_kernel(T* out, const T* partial, Chunks ch, AxisS
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
        k += step) {
-    const int64_t i = k % p.inner;
-    const int64_t row = (k / p.inner) % p.axis;
-    const int64_t o = k / (p.inner * p.axis);
+    const auto [o, row, i] = coordinates_of(k, p.axis, p.inner);
     const int64_t first = ch.first_of(row), last = ch.chunk_end[row];
     if (last - first < 2) continue;
     const T* slice = partial + o * ch.slots * p.inner + i;
