@@ -1,124 +1,81 @@
 #include "kiln/configs/data_builder.h"
 
-#include "kiln/datasets/fashion_mnist.h"
-#include "kiln/datasets/text/fortunes.h"
+#include <algorithm>
+
+#include "kiln/configs/data_sources.h"
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/suggest.h"
-#include "kiln/framework/ops/ops.h"
 
 namespace kiln::configs {
 namespace {
 
-const std::vector<std::string> kDatasets{"fashion_mnist", "fortunes_language_id"};
+// The section's own keys, beside its source.
+const std::vector<std::string> kSectionKeys{"batch_size", "shuffle", "validation_split", "limit"};
+// The older form's keys: `dataset` and the packaged datasets' arguments beside it.
+const std::vector<std::string> kDatasetFormKeys{"dataset", "path", "max_length",
+                                                "bucket_boundaries", "pad_to_bucket_boundary"};
 
-// Rows [from, to) of t.
-Tensor rows(const Tensor& t, int64_t from, int64_t to) {
-  std::vector<int64_t> begin{from}, size{to - from};
-  begin.resize(static_cast<size_t>(t.rank()), 0);
-  size.resize(static_cast<size_t>(t.rank()), -1);
-  return ops::slice(t, begin, size);
+std::string join_names(const std::vector<std::string>& names) {
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+  return all;
 }
 
-// The first n rows of t (all of them for n <= 0).
-Tensor first_rows(const Tensor& t, int64_t n) {
-  return n <= 0 || n >= t.dim(0) ? t : rows(t, 0, n);
-}
+struct SourceSpec {
+  Config name;  // keeps its place in the file
+  Config args;
+};
 
-RunData fashion_mnist(const Config& data, uint64_t seed) {
-  const std::string dir = data.get_string("path", datasets::default_fashion_mnist_dir());
-  const datasets::FashionMnist all = datasets::load_fashion_mnist(dir);
-  const int64_t limit = data.get_int("limit", 0);
-  const int64_t batch = data.get_int("batch_size", 32);
-  Tensor images = first_rows(all.train.images, limit), labels = first_rows(all.train.labels, limit);
-  std::optional<datasets::Dataset> validation;
-  const double split = data.get_double("validation_split", 0);
-  if (split > 0) {
-    const auto n = images.dim(0);
-    const auto keep = static_cast<int64_t>(static_cast<double>(n) * (1 - split));
-    validation =
-        datasets::Dataset::from_tensor_slices({rows(images, keep, n), rows(labels, keep, n)})
-            .batch(batch);
-    images = rows(images, 0, keep);
-    labels = rows(labels, 0, keep);
+SourceSpec source_of(const Config& data) {
+  KILN_CHECK(data.is_map(), data.where(), "data must be a map with a source, as ",
+             "{fashion_mnist: {}, batch_size: 32}");
+  if (data.contains("dataset")) {
+    std::vector<std::string> known = kSectionKeys;
+    known.insert(known.end(), kDatasetFormKeys.begin(), kDatasetFormKeys.end());
+    data.check_keys(known, "data");
+    Config args = Config::map();
+    for (const std::string& key : kDatasetFormKeys)
+      if (key != "dataset" && data.contains(key)) args.set(key, data[key]);
+    return {data["dataset"], args};
   }
-  datasets::Dataset train = datasets::Dataset::from_tensor_slices({images, labels});
-  if (data.get_bool("shuffle", true))
-    train = train.shuffle(static_cast<size_t>(images.dim(0)), seed);
-  return {train.batch(batch),
-          validation,
-          datasets::Dataset::from_tensor_slices(
-              {first_rows(all.test.images, limit / 6), first_rows(all.test.labels, limit / 6)})
-              .batch(batch),
-          {{"num_classes", Config(int64_t{10})}}};
-}
-
-void keep_first(datasets::SequenceSplit& split, int64_t n) {
-  if (n <= 0 || n >= split.size()) return;
-  split.sequences.resize(static_cast<size_t>(n));
-  split.labels = split.labels.view(Shape({n}));
-}
-
-RunData fortunes(const Config& data, uint64_t seed) {
-  KILN_CHECK(!data.contains("validation_split"), data["validation_split"].where(),
-             "fortunes_language_id has its own validation split (10% of the entries)");
-  datasets::FortunesLanguageId all = datasets::load_fortunes_language_id(
-      {.dir = data.get_string("path", datasets::default_fortunes_dir()),
-       .seed = seed,
-       .max_length = data.get_int("max_length", -1)});
-  const int64_t limit = data.get_int("limit", 0);
-  keep_first(all.train, limit);
-  keep_first(all.validation, limit / 5);
-  keep_first(all.test, limit / 5);
-  const int64_t batch = data.get_int("batch_size", 32);
-  datasets::Dataset train = all.train.dataset();
-  if (data.get_bool("shuffle", true))
-    train = train.shuffle(static_cast<size_t>(all.train.size()), seed);
-  if (data.contains("bucket_boundaries")) {
-    const std::vector<int64_t> boundaries = data["bucket_boundaries"].as_int_list();
-    train = train.bucket_by_sequence_length(
-        nullptr, boundaries, std::vector<int64_t>(boundaries.size() + 1, batch),
-        {.pad_to_bucket_boundary = data.get_bool("pad_to_bucket_boundary", false)});
-  } else {
-    train = train.padded_batch(batch);
+  std::vector<std::string> sources;
+  for (const auto& [key, value] : data.as_map())
+    if (std::find(kSectionKeys.begin(), kSectionKeys.end(), key) == kSectionKeys.end())
+      sources.push_back(key);
+  if (sources.size() != 1) {
+    // A misspelt section key reads as a second source: name it against every known key.
+    std::vector<std::string> known = kSectionKeys;
+    for (const std::string& key : sources)
+      if (data_sources().contains(key)) known.push_back(key);
+    data.check_keys(known, "data");
+    throw Error(detail::concat(data.where(), "data needs one source (",
+                               join_names(data_sources().names()), "), as {csv: {path: ...}}; got ",
+                               sources.size()));
   }
-  return {train,
-          all.validation.dataset().padded_batch(batch),
-          all.test.dataset().padded_batch(batch),
-          {{"num_classes", Config(static_cast<int64_t>(all.languages.size()))},
-           {"vocabulary_size", Config(all.vocabulary.size())}}};
+  const Config& args = data[sources[0]];
+  KILN_CHECK(args.is_map() || args.is_null(), args.where(), "the arguments of ", sources[0],
+             " must be a map ({path: ...}), got ", args.to_json());
+  return {Config(sources[0]).set_origin(data.find(sources[0])->origin()),
+          args.is_null() ? Config::map() : args};
 }
 
 }  // namespace
 
 void check_data(const Config& data) {
-  KILN_CHECK(data.is_map(), data.where(), "data must be a map with a dataset");
-  data.check_keys({"dataset", "path", "batch_size", "shuffle", "validation_split", "limit",
-                   "max_length", "bucket_boundaries", "pad_to_bucket_boundary"},
-                  "data");
-  KILN_CHECK(data.contains("dataset"), data.where(), "data needs a dataset (",
-             "fashion_mnist or fortunes_language_id)");
-  const std::string& name = data["dataset"].as_string();
-  if (std::find(kDatasets.begin(), kDatasets.end(), name) == kDatasets.end()) {
-    const std::string hint = did_you_mean(name, kDatasets);
-    throw Error(detail::concat(
-        data["dataset"].where(), "unknown dataset '", name, "'",
-        hint.empty() ? " (fashion_mnist or fortunes_language_id)" : " (" + hint + ")"));
-  }
+  const SourceSpec spec = source_of(data);
+  const DataSource source = data_sources().get(spec.name.as_string(), spec.name.where());
+  spec.args.check_keys(source.keys, spec.name.as_string());
   KILN_CHECK(data.get_int("batch_size", 32) > 0, data["batch_size"].where(),
              "batch_size must be positive");
   const double split = data.get_double("validation_split", 0);
   KILN_CHECK(split >= 0 && split < 1, data["validation_split"].where(),
              "validation_split must be in [0, 1)");
-  if (name != "fortunes_language_id")
-    for (const char* key : {"max_length", "bucket_boundaries", "pad_to_bucket_boundary"})
-      KILN_CHECK(!data.contains(key), data[key].where(), key,
-                 " applies to sequence datasets (fortunes_language_id), not ", name);
+  source.check(spec.args, data);
 }
 
 RunData build_data(const Config& data, uint64_t seed) {
   check_data(data);
-  return data["dataset"].as_string() == "fashion_mnist" ? fashion_mnist(data, seed)
-                                                        : fortunes(data, seed);
+  const SourceSpec spec = source_of(data);
+  return data_sources().get(spec.name.as_string()).build(spec.args, data, seed);
 }
 
 void substitute_data_facts(Config& config, const std::map<std::string, Config>& facts) {

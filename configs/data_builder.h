@@ -1,20 +1,21 @@
 #pragma once
-// The `data` section of a run file: which dataset, how it is batched, and the splits.
+// The `data` section of a run file: a source of examples, how they are batched, and the splits.
+// The source is written like every Keras object, {name: {arguments}}, beside the section's keys:
 //
 //   data:
-//     dataset: fashion_mnist          # or fortunes_language_id
-//     path: /usr/share/...            # optional; the package's location by default
+//     fashion_mnist: {}               # {path: ...}; the package's location by default
 //     batch_size: 128
 //     shuffle: true
-//     validation_split: 0.1           # fashion_mnist: the last fraction of the training images
+//     validation_split: 0.1           # the last fraction of the training examples
 //     limit: 6000                     # optional: the first N training examples (tests: N/6)
-//   fortunes_language_id only:
-//     max_length: 400                 # characters kept from each entry
-//     bucket_boundaries: [32, 64, 128, 401]   # bucketing by length (else padded per batch)
-//     pad_to_bucket_boundary: true
 //
-// What the data says about itself (vocabulary_size, num_classes) can be used in the model as
-// "${data.vocabulary_size}".
+// Sources (configs/data_sources.h): fashion_mnist; fortunes_language_id {path, max_length,
+// bucket_boundaries, pad_to_bucket_boundary} (its own validation split); csv (configs/
+// csv_data_source.cpp). The older form names a packaged dataset with `dataset:` and puts its
+// arguments beside it (`dataset: fortunes_language_id`, `max_length: 400`).
+//
+// What the data says about itself (num_classes, vocabulary_size, num_features) can be used in
+// the model as "${data.num_classes}".
 #include <cstdint>
 #include <map>
 #include <optional>

@@ -335,7 +335,8 @@ void validate_run(const Config& run) {
   check_data(run["data"]);
   // Stand-ins for what only the data knows.
   const std::map<std::string, Config> facts{{"num_classes", Config(int64_t{2})},
-                                            {"vocabulary_size", Config(int64_t{2})}};
+                                            {"vocabulary_size", Config(int64_t{2})},
+                                            {"num_features", Config(int64_t{2})}};
   Config resolved = run;
   const std::shared_ptr<Model> model = model_of(run, facts, resolved);
   model->compile(compile_options(run, t));

@@ -1,10 +1,11 @@
 #include "kiln/datasets/csv_file.h"
 
+#include "kiln/datasets/csv/csv_records.h"
+
 #include <charconv>
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <sstream>
 #include <type_traits>
 #include <variant>
 
@@ -13,90 +14,6 @@
 
 namespace kiln::datasets {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  KILN_CHECK(in.is_open(), "cannot open CSV file ", path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return std::move(text).str();
-}
-
-// Splits CSV text into records of unquoted field texts, tracking line numbers for errors.
-class RecordReader {
- public:
-  RecordReader(std::string_view text, char delimiter, const std::string& path)
-      : text_(text), delimiter_(delimiter), stops_{delimiter, '\r', '\n'}, path_(path) {
-    if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);  // UTF-8 byte order mark
-  }
-
-  // Fills fields with the next record, skipping blank lines; false at the end of the text.
-  bool next(std::vector<std::string>& fields) {
-    fields.clear();
-    while (pos_ < text_.size() && (text_[pos_] == '\n' || text_[pos_] == '\r'))
-      if (text_[pos_++] == '\n') ++line_;
-    if (pos_ == text_.size()) return false;
-    record_line_ = line_;
-    while (true) {
-      const bool quoted = pos_ < text_.size() && text_[pos_] == '"';
-      fields.push_back(quoted ? quoted_field(fields.size() + 1) : plain_field());
-      if (pos_ < text_.size() && text_[pos_] == delimiter_) {
-        ++pos_;
-        continue;
-      }
-      if (pos_ < text_.size() && text_[pos_] == '\r') ++pos_;
-      if (pos_ < text_.size() && text_[pos_] == '\n') {
-        ++pos_;
-        ++line_;
-      }
-      return true;
-    }
-  }
-
-  // The line the last record started on (1-based).
-  size_t line() const { return record_line_; }
-
- private:
-  std::string plain_field() {
-    const size_t end = std::min(text_.find_first_of(stops_, pos_), text_.size());
-    std::string field(text_.substr(pos_, end - pos_));
-    pos_ = end;
-    return field;
-  }
-
-  // A field in double quotes: "" is a literal quote; delimiters and newlines are data.
-  std::string quoted_field(size_t column) {
-    const size_t start_line = line_;
-    std::string field;
-    ++pos_;
-    while (true) {
-      KILN_CHECK(pos_ < text_.size(), path_, ":", start_line, ":", column,
-                 ": quoted field never closed");
-      const char c = text_[pos_++];
-      if (c == '"') {
-        if (pos_ < text_.size() && text_[pos_] == '"') {
-          field += '"';
-          ++pos_;
-          continue;
-        }
-        break;
-      }
-      if (c == '\n') ++line_;
-      field += c;
-    }
-    KILN_CHECK(pos_ == text_.size() || text_.find_first_of(stops_, pos_) == pos_, path_, ":", line_,
-               ":", column, ": text after the closing quote of \"", field, "\"");
-    return field;
-  }
-
-  std::string_view text_;
-  char delimiter_;
-  std::string stops_;
-  const std::string& path_;
-  size_t pos_ = 0;
-  size_t line_ = 1;
-  size_t record_line_ = 1;
-};
 
 std::string_view trim(std::string_view s) {
   const size_t begin = s.find_first_not_of(" \t");
@@ -198,8 +115,9 @@ const Tensor& CsvTable::column(std::string_view name) const {
 }
 
 CsvTable read_csv(const std::string& path, const CsvOptions& options) {
-  const std::string text = read_file(path);
-  RecordReader reader(text, options.delimiter, path);
+  std::ifstream in(path, std::ios::binary);
+  KILN_CHECK(in.is_open(), "cannot open CSV file ", path);
+  CsvRecords reader(in, options.delimiter, path);
   std::vector<std::string> fields;
   const bool has_rows = reader.next(fields);
   KILN_CHECK(has_rows || !options.header, path, ": empty CSV file, expected a header row");

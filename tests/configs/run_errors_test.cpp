@@ -95,8 +95,9 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
   expect_error("{units: 8,", "{units: eight,",
                {"run.yaml:4:", "model.layers[0].Dense.units", "expected"});
   // An unknown dataset, loss, optimizer, callback.
-  expect_error("dataset: fashion_mnist", "dataset: fashion_mnst",
-               {"run.yaml:6:", "unknown dataset 'fashion_mnst'", "did you mean 'fashion_mnist'?"});
+  expect_error(
+      "dataset: fashion_mnist", "dataset: fashion_mnst",
+      {"run.yaml:6:", "unknown data source 'fashion_mnst'", "did you mean 'fashion_mnist'?"});
   expect_error("{SparseCategoricalCrossentropy:", "{SparseCategoricalCrossentropi:",
                {"run.yaml:7:", "SparseCategoricalCrossentropi"});
   expect_error("{Adam: {learning_rate", "{Adamm: {learning_rate", {"run.yaml:8:", "Adamm"});

@@ -1,0 +1,16 @@
+#include "kiln/configs/data_sources.h"
+
+namespace kiln::configs {
+
+const NamedRegistry<DataSource>& data_sources() {
+  static const NamedRegistry<DataSource> registry = [] {
+    NamedRegistry<DataSource> sources("data source");
+    sources.add("fashion_mnist", fashion_mnist_source());
+    sources.add("fortunes_language_id", fortunes_source());
+    sources.add("csv", csv_source());
+    return sources;
+  }();
+  return registry;
+}
+
+}  // namespace kiln::configs

@@ -1,0 +1,93 @@
+#pragma once
+// CSV files as training examples: each good row of the files, read in order, becomes
+// (features, label), streamed from disk on every pass, so a file larger than memory trains.
+//
+// One scan before training reads every file once and learns the schema:
+// - the columns, from the header or column_names;
+// - each column's type, declared or inferred (int when every field is an integer, float when
+//   every field is a number, else string);
+// - the rows, and the values of every string column.
+//
+// Each bad row is found by the scan, before the first step: a wrong number of fields, an empty
+// field with no default, or a field that does not parse as its declared type. It is refused,
+// naming file:line:column, or skipped and counted when skip_bad_rows is set. Every pass skips
+// the same rows.
+//
+// Features are one float32 vector per row, the selected columns in order. A number column gives
+// its value. A string column gives a one-hot block over its vocabulary, the values seen in the
+// training rows, sorted; a value the training rows never had gives zeros.
+//
+// The label is an int32 class for an int column (its value) or a string column (its index among
+// the sorted class names), and a float32 value for a float column.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kiln/datasets/dataset.h"
+
+namespace kiln::datasets {
+
+enum class CsvType { integer, number, string };
+
+// "int", "float", "string"; anything else is refused naming the valid names.
+CsvType csv_type(const std::string& name);
+const char* csv_type_name(CsvType type);
+
+// Members have initializers so that designated initializers may name any subset of them.
+struct CsvSourceOptions {
+  std::vector<std::string> paths = {};  // read in this order; see expand_paths
+  // The first record (after skip_rows) names the columns. column_names, when given, names them
+  // instead (a header row is then still skipped).
+  bool header = true;
+  std::vector<std::string> column_names = {};
+  int64_t skip_rows = 0;  // records skipped at the start of each file, before the header
+  char delimiter = ',';
+  std::string label = {};                        // the label column; empty for none
+  std::vector<std::string> select_columns = {};  // features, in this order; default all but label
+  std::map<std::string, CsvType> column_types = {};
+  std::map<std::string, std::string> column_defaults = {};  // the text an empty field reads as
+  bool skip_bad_rows = false;
+};
+
+// The position of column `name` among `names`, or an error naming `path` and the closest names.
+size_t column_index(const std::vector<std::string>& names, const std::string& name,
+                    const std::string& path);
+
+// Paths and globs ("data/*.csv") as files: each glob's matches sorted; a pattern that matches
+// nothing is an error naming it.
+std::vector<std::string> expand_paths(const std::vector<std::string>& patterns);
+
+struct CsvColumn {
+  std::string name;
+  size_t field = 0;  // its position in a record
+  CsvType type = CsvType::number;
+  // String columns: the values of a feature column in the training rows, or every value of the
+  // label column, sorted.
+  std::vector<std::string> vocabulary;
+};
+
+struct CsvSchema {
+  std::vector<std::string> names;  // every column, in file order
+  std::vector<CsvColumn> features;
+  std::vector<CsvColumn> labels;  // none or one
+  int64_t rows = 0;               // good rows
+  int64_t skipped = 0;            // bad rows skipped
+  int64_t label_classes = 0;      // an int label's largest value + 1, a string label's names
+
+  // Floats in a row's feature vector.
+  int64_t feature_width() const;
+};
+
+// Reads every file once (twice when a column holds strings or the label is a class). String
+// feature columns take their vocabulary from the first training_rows(rows) good rows (every row
+// when training_rows is null), rows being the count of good rows.
+CsvSchema scan_csv(const CsvSourceOptions& options,
+                   const std::function<int64_t(int64_t rows)>& training_rows = nullptr);
+
+// Good rows [from, to) as (features, label) elements, or (features) without a label.
+Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema, int64_t from,
+                    int64_t to);
+
+}  // namespace kiln::datasets
