@@ -9,8 +9,9 @@
 //   column_types: {a: int, b: float, c: string}   # declared; the rest are inferred
 //   column_defaults: {a: 0}       # what an empty field reads as (else the row is bad)
 //   on_error: raise               # or skip: bad rows are passed over and counted
-// The training split is the first rows (after `limit`), the validation split the last
-// `validation_split` of them; shuffling uses a buffer of up to 10,000 rows.
+// Of the first `limit` rows (all by default), each validates with probability validation_split,
+// drawn from the run's seed and the row (datasets::CsvSplit): a file sorted by class splits
+// evenly. Shuffling uses a buffer of up to 10,000 rows.
 #include <algorithm>
 
 #include "kiln/configs/data_sources.h"
@@ -47,8 +48,11 @@ datasets::CsvSourceOptions options_of(const Config& args) {
   o.label = args.get_string("label", "");
   if (args.contains("select_columns")) o.select_columns = args["select_columns"].as_string_list();
   if (const Config* types = args.find("column_types"))
-    for (const auto& [name, type] : types->as_map())
-      o.column_types[name] = located(type, [&] { return datasets::csv_type(type.as_string()); });
+    for (const auto& entry : types->as_map()) {
+      const Config& type = entry.second;  // lambdas cannot capture structured bindings (C++20)
+      o.column_types[entry.first] =
+          located(type, [&] { return datasets::csv_type(type.as_string()); });
+    }
   if (const Config* defaults = args.find("column_defaults"))
     for (const auto& [name, value] : defaults->as_map())
       o.column_defaults[name] = value.is_string() ? value.as_string() : value.to_json();
@@ -59,31 +63,24 @@ datasets::CsvSourceOptions options_of(const Config& args) {
   return o;
 }
 
-// The training rows of `rows`: the first `limit` (all when 0), less the validation split.
-int64_t training_rows(const Config& data, int64_t rows) {
-  const int64_t limit = data.get_int("limit", 0);
-  const int64_t n = limit > 0 ? std::min(limit, rows) : rows;
-  return static_cast<int64_t>(static_cast<double>(n) *
-                              (1 - data.get_double("validation_split", 0)));
-}
-
 RunData csv(const Config& args, const Config& data, uint64_t seed) {
   const datasets::CsvSourceOptions o = options_of(args);
-  const datasets::CsvSchema schema = located(args, [&] {
-    return datasets::scan_csv(o, [&](int64_t rows) { return training_rows(data, rows); });
-  });
+  const datasets::CsvSplit split{.limit = data.get_int("limit", 0),
+                                 .validation_split = data.get_double("validation_split", 0),
+                                 .seed = seed};
+  const datasets::CsvSchema schema = located(args, [&] { return datasets::scan_csv(o, split); });
   if (schema.skipped > 0)
     log(LogLevel::info, "csv: skipped ", schema.skipped, " bad row(s) of ", o.paths.size(),
         " file(s)");
-  const int64_t limit = data.get_int("limit", 0);
-  const int64_t n = limit > 0 ? std::min(limit, schema.rows) : schema.rows;
-  const int64_t keep = training_rows(data, schema.rows);
   const int64_t batch = data.get_int("batch_size", 32);
-  datasets::Dataset train = datasets::csv_dataset(o, schema, 0, keep);
+  datasets::Dataset train = datasets::csv_dataset(o, schema, split, datasets::CsvSubset::training);
   if (data.get_bool("shuffle", true))
-    train = train.shuffle(std::min<size_t>(static_cast<size_t>(keep), kShuffleBuffer), seed);
+    train = train.shuffle(
+        std::clamp<size_t>(static_cast<size_t>(schema.training_rows), 1, kShuffleBuffer), seed);
   std::optional<datasets::Dataset> validation;
-  if (keep < n) validation = datasets::csv_dataset(o, schema, keep, n).batch(batch);
+  if (split.validation_split > 0)
+    validation =
+        datasets::csv_dataset(o, schema, split, datasets::CsvSubset::validation).batch(batch);
   std::map<std::string, Config> facts{{"num_features", Config(schema.feature_width())}};
   if (schema.label_classes > 0) facts.emplace("num_classes", Config(schema.label_classes));
   return {train.batch(batch), validation, std::nullopt, facts};

@@ -14,6 +14,27 @@
 namespace kiln::datasets {
 namespace {
 
+// SplitMix64's finalizer: a row's index and the seed mixed into uniform bits.
+uint64_t mix(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Whether good row `row` belongs to `subset`.
+bool in_subset(const CsvSplit& split, int64_t row, CsvSubset subset) {
+  if (split.limit > 0 && row >= split.limit) return false;
+  switch (subset) {
+    case CsvSubset::training:
+      return !split.validates(row);
+    case CsvSubset::validation:
+      return split.validates(row);
+    case CsvSubset::all:
+      break;
+  }
+  return true;
+}
+
 // The columns the options select: features, then the label if any, typed as declared (the
 // inferred types come later).
 void select(const CsvSourceOptions& options, CsvSchema& schema) {
@@ -88,7 +109,7 @@ void infer_types(const CsvSourceOptions& options, CsvSchema& schema) {
 
 // Second pass, when a column holds strings or the label is a class: the feature columns'
 // training vocabularies, the label's names, an int label's classes.
-void read_values(const CsvSourceOptions& options, int64_t training_rows, CsvSchema& schema) {
+void read_values(const CsvSourceOptions& options, const CsvSplit& split, CsvSchema& schema) {
   const bool int_label = !schema.labels.empty() && schema.labels[0].type == CsvType::integer;
   const bool any_string =
       std::any_of(schema.features.begin(), schema.features.end(),
@@ -101,7 +122,7 @@ void read_values(const CsvSourceOptions& options, int64_t training_rows, CsvSche
   for (int64_t index = 0; rows.next(row); ++index) {
     for (size_t k = 0; k < schema.features.size(); ++k)
       if (schema.features[k].type == CsvType::string &&
-          (training_rows < 0 || index < training_rows))
+          in_subset(split, index, CsvSubset::training))
         values[k].insert(row.fields[schema.features[k].field]);
     if (schema.labels.empty()) continue;
     const CsvColumn& label = schema.labels[0];
@@ -216,34 +237,47 @@ int64_t CsvSchema::feature_width() const {
   return width;
 }
 
-CsvSchema scan_csv(const CsvSourceOptions& options,
-                   const std::function<int64_t(int64_t rows)>& training_rows) {
+bool CsvSplit::validates(int64_t row) const {
+  if (validation_split <= 0) return false;
+  const uint64_t bits = mix(seed ^ mix(static_cast<uint64_t>(row)));
+  return static_cast<double>(bits >> 11) * 0x1.0p-53 < validation_split;
+}
+
+CsvSchema scan_csv(const CsvSourceOptions& options, const CsvSplit& split) {
   CsvSchema schema;
   schema.names = CsvRows(options).names();
   select(options, schema);
   infer_types(options, schema);
-  read_values(options, training_rows ? training_rows(schema.rows) : -1, schema);
+  for (int64_t row = 0; row < schema.rows; ++row) {
+    if (in_subset(split, row, CsvSubset::training)) ++schema.training_rows;
+    if (in_subset(split, row, CsvSubset::validation)) ++schema.validation_rows;
+  }
+  read_values(options, split, schema);
   return schema;
 }
 
-Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema, int64_t from,
-                    int64_t to) {
+Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema, const CsvSplit& split,
+                    CsvSubset subset) {
   // The pass's generator owns its reader; the dataset owns copies of what they read.
   auto opts = std::make_shared<const CsvSourceOptions>(options);
   auto encoder_schema = std::make_shared<const CsvSchema>(schema);
   auto encoder = std::make_shared<const RowEncoder>(*encoder_schema);
+  const int64_t end = split.limit > 0 ? std::min(split.limit, schema.rows) : schema.rows;
+  const int64_t size = subset == CsvSubset::training     ? schema.training_rows
+                       : subset == CsvSubset::validation ? schema.validation_rows
+                                                         : end;
   return Dataset::from_generator(
-      [opts, encoder_schema, encoder, from, to]() -> GeneratorFn {
+      [opts, encoder_schema, encoder, split, subset, end]() -> GeneratorFn {
         auto rows = std::make_shared<CsvRows>(rows_of(*opts, *encoder_schema));
         auto index = std::make_shared<int64_t>(0);
-        return [opts, encoder_schema, encoder, rows, index, from, to]() -> std::optional<Element> {
+        return [encoder, rows, index, split, subset, end]() -> std::optional<Element> {
           CsvRow row;
-          while (*index < to && rows->next(row))
-            if ((*index)++ >= from) return encoder->encode(row);
+          while (*index < end && rows->next(row))
+            if (in_subset(split, (*index)++, subset)) return encoder->encode(row);
           return std::nullopt;
         };
       },
-      to - from);
+      size);
 }
 
 }  // namespace kiln::datasets

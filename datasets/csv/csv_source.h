@@ -20,7 +20,6 @@
 // The label is an int32 class for an int column (its value) or a string column (its index among
 // the sorted class names), and a float32 value for a float column.
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -73,21 +72,34 @@ struct CsvSchema {
   std::vector<CsvColumn> features;
   std::vector<CsvColumn> labels;  // none or one
   int64_t rows = 0;               // good rows
-  int64_t skipped = 0;            // bad rows skipped
-  int64_t label_classes = 0;      // an int label's largest value + 1, a string label's names
+  int64_t training_rows = 0;      // of them, within the limit and not validating
+  int64_t validation_rows = 0;
+  int64_t skipped = 0;        // bad rows skipped
+  int64_t label_classes = 0;  // an int label's largest value + 1, a string label's names
 
   // Floats in a row's feature vector.
   int64_t feature_width() const;
 };
 
-// Reads every file once (twice when a column holds strings or the label is a class). String
-// feature columns take their vocabulary from the first training_rows(rows) good rows (every row
-// when training_rows is null), rows being the count of good rows.
-CsvSchema scan_csv(const CsvSourceOptions& options,
-                   const std::function<int64_t(int64_t rows)>& training_rows = nullptr);
+// Which rows train and which validate: of the first `limit` good rows (all when 0), each is in
+// the validation split with probability validation_split, drawn from (seed, row) alone, so a
+// file sorted by class splits evenly, and every pass and every process agrees.
+struct CsvSplit {
+  int64_t limit = 0;
+  double validation_split = 0;
+  uint64_t seed = 0;
 
-// Good rows [from, to) as (features, label) elements, or (features) without a label.
-Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema, int64_t from,
-                    int64_t to);
+  bool validates(int64_t row) const;
+};
+
+enum class CsvSubset { all, training, validation };
+
+// Reads every file once (twice when a column holds strings or the label is a class). String
+// feature columns take their vocabulary from the training rows.
+CsvSchema scan_csv(const CsvSourceOptions& options, const CsvSplit& split = {});
+
+// The subset's good rows as (features, label) elements, or (features) without a label.
+Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema,
+                    const CsvSplit& split = {}, CsvSubset subset = CsvSubset::all);
 
 }  // namespace kiln::datasets

@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <tuple>
 
 #include "kiln/configs/run.h"
+#include "kiln/datasets/csv/csv_rows.h"
+#include "kiln/datasets/csv/csv_source.h"
 #include "kiln/datasets/csv_file.h"
 #include "kiln/framework/core/error.h"
 
@@ -73,6 +76,34 @@ TEST_F(CsvRun, TrainsOnTheFilesRule) {
   const std::vector<float> accuracy = log.column("val_accuracy").to_vector<float>();
   ASSERT_EQ(accuracy.size(), 25u);
   EXPECT_GE(accuracy.back(), 0.9f);
+}
+
+// Real files as Debian's python3-sklearn ships them: configs/iris_csv.yaml learns the species;
+// wine's and breast cancer's files read with their counts line skipped.
+TEST_F(CsvRun, TheSklearnFilesTrainAsTheyAre) {
+  const Config run = load_run(std::string(KILN_SOURCE_DIR) + "/configs/iris_csv.yaml",
+                              {"output.dir=" + (dir_ / "iris").string()});
+  const TrainResult result = train(run, {.verbose = 0});
+  ASSERT_FALSE(result.interrupted);
+  const datasets::CsvTable log = datasets::read_csv((dir_ / "iris" / "log.csv").string(),
+                                                    {.select_columns = {"val_accuracy"}});
+  EXPECT_GE(log.column("val_accuracy").to_vector<float>().back(), 0.9f);
+
+  for (const auto& [file, rows, classes] :
+       {std::tuple{"wine_data.csv", 178, 3}, std::tuple{"breast_cancer.csv", 569, 2}}) {
+    const datasets::CsvSourceOptions options{
+        .paths = {"/usr/local/share/kiln/sklearn/" + std::string(file)},
+        .header = false,
+        .skip_rows = 1};
+    // Unnamed columns are "0", "1", ...: the label is the last.
+    const std::vector<std::string> names = datasets::CsvRows(options).names();
+    datasets::CsvSourceOptions labelled = options;
+    labelled.label = names.back();
+    const datasets::CsvSchema schema = datasets::scan_csv(labelled);
+    EXPECT_EQ(schema.rows, rows) << file;
+    EXPECT_EQ(schema.label_classes, classes) << file;
+    EXPECT_EQ(schema.feature_width(), static_cast<int64_t>(names.size()) - 1) << file;
+  }
 }
 
 TEST_F(CsvRun, ValidateFindsMistakesInTheSource) {

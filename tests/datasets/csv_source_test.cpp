@@ -35,9 +35,14 @@ TEST(CsvSource, InfersTypesAndOneHotsStringFeaturesOverTheTrainingRows) {
                                  "4,cat,1,yes\n"
                                  "7,bird,2,no\n");
   const CsvSourceOptions options{.paths = {path}, .label = "label"};
-  // Three training rows: "bird" only appears in the fourth, the validation row.
-  const CsvSchema schema = scan_csv(options, [](int64_t rows) { return rows - 1; });
+  // A seed that puts the first three rows in training and "bird", the fourth, in validation.
+  CsvSplit split{.validation_split = 0.5};
+  while (split.validates(0) || split.validates(1) || split.validates(2) || !split.validates(3))
+    ++split.seed;
+  const CsvSchema schema = scan_csv(options, split);
   EXPECT_EQ(schema.rows, 4);
+  EXPECT_EQ(schema.training_rows, 3);
+  EXPECT_EQ(schema.validation_rows, 1);
   ASSERT_EQ(schema.features.size(), 3u);
   EXPECT_EQ(schema.features[0].type, CsvType::number);
   EXPECT_EQ(schema.features[1].type, CsvType::string);
@@ -47,7 +52,7 @@ TEST(CsvSource, InfersTypesAndOneHotsStringFeaturesOverTheTrainingRows) {
   EXPECT_EQ(schema.label_classes, 2);
   EXPECT_EQ(schema.feature_width(), 4);  // weight, cat, dog, age
 
-  const std::vector<Element> rows = all_of(csv_dataset(options, schema, 0, 4));
+  const std::vector<Element> rows = all_of(csv_dataset(options, schema));
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[1][0].to_vector<float>(), (std::vector<float>{20, 0, 1, 5}));
   EXPECT_EQ(rows[1][1].dtype(), DType::i32);
@@ -55,10 +60,34 @@ TEST(CsvSource, InfersTypesAndOneHotsStringFeaturesOverTheTrainingRows) {
   EXPECT_EQ(rows[0][1].item<int32_t>(), 1);  // "yes"
   // A value the training rows never had: zeros in its block.
   EXPECT_EQ(rows[3][0].to_vector<float>(), (std::vector<float>{7, 0, 0, 2}));
-  // A range reads only its rows, and again on a later pass.
-  const Dataset last_two = csv_dataset(options, schema, 2, 4);
-  EXPECT_EQ(all_of(last_two).size(), 2u);
-  EXPECT_EQ(all_of(last_two)[0][0].to_vector<float>(), (std::vector<float>{4, 1, 0, 1}));
+  // A subset reads only its rows, again on a later pass.
+  const Dataset validation = csv_dataset(options, schema, split, CsvSubset::validation);
+  EXPECT_EQ(validation.cardinality(), 1);
+  for (int pass = 0; pass < 2; ++pass) {
+    const std::vector<Element> held_out = all_of(validation);
+    ASSERT_EQ(held_out.size(), 1u);
+    EXPECT_EQ(held_out[0][0].to_vector<float>(), (std::vector<float>{7, 0, 0, 2}));
+  }
+  EXPECT_EQ(all_of(csv_dataset(options, schema, split, CsvSubset::training)).size(), 3u);
+}
+
+// The split is drawn per row from the seed: about the asked fraction validates, spread over the
+// file, and a limit keeps only the first rows.
+TEST(CsvSource, SplitsEachRowByTheSeed) {
+  const CsvSplit split{.validation_split = 0.2, .seed = 42};
+  int64_t validating = 0, first_half = 0;
+  for (int64_t row = 0; row < 10000; ++row)
+    if (split.validates(row)) {
+      ++validating;
+      first_half += row < 5000;
+    }
+  EXPECT_NEAR(static_cast<double>(validating), 2000, 150);
+  EXPECT_NEAR(static_cast<double>(first_half), 1000, 120);
+  const TempDir dir;
+  const std::string path = write(dir, "t.csv", "x\n1\n2\n3\n4\n5\n");
+  const CsvSchema schema = scan_csv({.paths = {path}}, {.limit = 3});
+  EXPECT_EQ(schema.training_rows, 3);
+  EXPECT_EQ(all_of(csv_dataset({.paths = {path}}, schema, {.limit = 3})).size(), 3u);
 }
 
 TEST(CsvSource, IntAndFloatLabelsAndDeclaredTypes) {
@@ -66,13 +95,12 @@ TEST(CsvSource, IntAndFloatLabelsAndDeclaredTypes) {
   const std::string path = write(dir, "t.csv", "a,b,y\n1,2,0\n3,4,2\n");
   const CsvSchema ints = scan_csv({.paths = {path}, .label = "y"});
   EXPECT_EQ(ints.label_classes, 3);
-  EXPECT_EQ(all_of(csv_dataset({.paths = {path}, .label = "y"}, ints, 0, 2))[1][1].item<int32_t>(),
-            2);
+  EXPECT_EQ(all_of(csv_dataset({.paths = {path}, .label = "y"}, ints))[1][1].item<int32_t>(), 2);
   const CsvSourceOptions as_float{
       .paths = {path}, .label = "y", .column_types = {{"y", CsvType::number}}};
   const CsvSchema floats = scan_csv(as_float);
   EXPECT_EQ(floats.label_classes, 0);
-  const Element row = all_of(csv_dataset(as_float, floats, 1, 2))[0];
+  const Element row = all_of(csv_dataset(as_float, floats))[1];
   EXPECT_EQ(row[1].dtype(), DType::f32);
   EXPECT_EQ(row[1].item<float>(), 2.0f);
   // A declared string column of digits is one-hot.
@@ -91,7 +119,7 @@ TEST(CsvSource, GlobsReadEveryFileInOrderSkippingRowsAndHeaders) {
   const CsvSchema schema = scan_csv(options);
   EXPECT_EQ(schema.rows, 3);
   std::vector<float> x;
-  for (const Element& e : csv_dataset(options, schema, 0, 3)) x.push_back(e[0].item<float>());
+  for (const Element& e : csv_dataset(options, schema)) x.push_back(e[0].item<float>());
   EXPECT_EQ(x, (std::vector<float>{1, 2, 3}));
   EXPECT_THAT(error_of([&] { (void)expand_paths({dir.file("none-*.csv")}); }),
               HasSubstr("no file matches '" + dir.file("none-*.csv") + "'"));
@@ -121,8 +149,7 @@ TEST(CsvSource, BadRowsAreRefusedWithTheirPlaceOrSkippedOnEveryPass) {
   EXPECT_EQ(schema.skipped, 2);  // the short row and "x" in a float column
   std::vector<float> b;
   for (int pass = 0; pass < 2; ++pass)
-    for (const Element& e : csv_dataset(skipping, schema, 0, 3))
-      b.push_back(e[0].to_vector<float>()[1]);
+    for (const Element& e : csv_dataset(skipping, schema)) b.push_back(e[0].to_vector<float>()[1]);
   EXPECT_EQ(b, (std::vector<float>{2, -1, 9, 2, -1, 9}));
 }
 
@@ -145,7 +172,7 @@ TEST(CsvSource, RecordsCrossTheReadersBlocks) {
   const CsvSchema schema = scan_csv(options);
   EXPECT_EQ(schema.rows, 3000);
   int64_t sum = 0;
-  for (const Element& e : csv_dataset(options, schema, 0, 3000))
+  for (const Element& e : csv_dataset(options, schema))
     sum += static_cast<int64_t>(e[0].item<float>());
   EXPECT_EQ(sum, 3000 * 2999 / 2);
 }
