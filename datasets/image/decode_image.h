@@ -17,9 +17,10 @@ enum class ImageFormat { jpeg, png, gif, webp, unknown };
 ImageFormat sniff_image_format(std::span<const uint8_t> bytes);
 
 // uint8 [height, width, channels] on the CPU. channels: 1 (grayscale), 3 (RGB) or 4 (RGBA),
-// converted by the format's decoder where it can (libjpeg's grayscale, libpng's) and otherwise
-// as TensorFlow's decoders do (gray to RGB repeats the value; RGB to gray weighs
-// 0.2989, 0.5870, 0.1140; missing alpha is opaque).
+// converted as TensorFlow's decoders do, so pixels match Keras's pipelines: JPEG's grayscale is
+// libjpeg's, with TensorFlow's fast integer DCT; otherwise gray to RGB repeats the value, RGB
+// to gray weighs 0.2989, 0.5870, 0.1140, alpha is dropped (not composited) and missing alpha is
+// opaque.
 Tensor decode_image(std::span<const uint8_t> bytes, int channels, const std::string& where);
 
 // The whole file read and decoded.

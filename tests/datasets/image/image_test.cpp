@@ -1,0 +1,109 @@
+// Image decoding and resizing against TensorFlow (scripts/golden/generate_image_goldens.py):
+// every format and channel count TensorFlow decodes gives its pixels, resizing gives
+// tf.image.resize's values, and crop_to_aspect_ratio Keras's; damaged or foreign files are
+// refused naming the file.
+#include <gmock/gmock.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "kiln/datasets/image/decode_image.h"
+#include "kiln/datasets/image/resize_image.h"
+#include "kiln/framework/core/error.h"
+#include "tests/test_support/expect_error.h"
+
+namespace kiln::datasets {
+namespace {
+
+using kiln::testing::error_of;
+using ::testing::HasSubstr;
+
+struct DecodeGolden {
+  std::string file;
+  int channels;
+  int64_t height, width;
+  std::vector<int> pixels;
+};
+
+struct ResizeGolden {
+  int64_t height, width;
+  std::string method;
+  bool crop;
+  std::vector<float> values;
+};
+
+#include "tests/datasets/image/image_goldens.inc"
+
+std::string fixture(const std::string& name) {
+  return std::string(KILN_SOURCE_DIR) + "/tests/datasets/image/data/" + name;
+}
+
+TEST(DecodeImage, GivesTensorFlowsPixels) {
+  ASSERT_GE(kDecodeGoldens.size(), 15u);
+  for (const DecodeGolden& g : kDecodeGoldens) {
+    SCOPED_TRACE(g.file + " as " + std::to_string(g.channels) + " channel(s)");
+    const Tensor image = read_image(fixture(g.file), g.channels);
+    ASSERT_EQ(image.shape(), Shape({g.height, g.width, g.channels}));
+    ASSERT_EQ(image.dtype(), DType::u8);
+    const std::vector<uint8_t> got = image.to_vector<uint8_t>();
+    // PNG's and WebP's pixels are exact; JPEG's color conversions round alike; the grayscale
+    // conversions of RGB sources may differ by one level.
+    int worst = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      worst = std::max(worst, std::abs(static_cast<int>(got[i]) - g.pixels[i]));
+    EXPECT_LE(worst, g.channels == 1 ? 1 : 0);
+  }
+}
+
+TEST(DecodeImage, TheFormatComesFromTheBytes) {
+  std::ifstream in(fixture("rgb.png"), std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+  EXPECT_EQ(sniff_image_format(bytes), ImageFormat::png);
+  EXPECT_EQ(decode_image(bytes, 3, "renamed.jpg").shape(), Shape({5, 6, 3}));
+}
+
+TEST(DecodeImage, DamagedOrForeignFilesAreRefusedNamingTheFile) {
+  EXPECT_THAT(error_of([] { (void)read_image(fixture("not_an_image.jpg"), 3); }),
+              HasSubstr("not_an_image.jpg: not an image kiln reads (JPEG, PNG, GIF or WebP)"));
+  EXPECT_THAT(error_of([] { (void)read_image(fixture("truncated.jpg"), 3); }),
+              HasSubstr("truncated.jpg: bad JPEG: "));
+  std::ifstream in(fixture("rgb.png"), std::ios::binary);
+  std::vector<uint8_t> png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  png.resize(png.size() - 20);
+  EXPECT_THAT(error_of([&] { (void)decode_image(png, 3, "cut.png"); }),
+              HasSubstr("cut.png: bad PNG: "));
+  EXPECT_THAT(error_of([] { (void)read_image(fixture("rgb.png"), 2); }),
+              HasSubstr("images decode to 1, 3 or 4 channels, not 2"));
+  EXPECT_THAT(error_of([] { (void)read_image(fixture("missing.png"), 3); }),
+              HasSubstr("cannot open image file"));
+}
+
+TEST(ResizeImage, GivesTensorFlowsValues) {
+  ASSERT_EQ(kResizeGoldens.size(), 20u);
+  std::vector<float> pattern(5 * 7 * 2);
+  for (size_t i = 0; i < pattern.size(); ++i) pattern[i] = static_cast<float>((i * 37 + 11) % 256);
+  const Tensor image = from_vector(pattern, {5, 7, 2}, DType::f32);
+  for (const ResizeGolden& g : kResizeGoldens) {
+    SCOPED_TRACE(g.method + " to " + std::to_string(g.height) + "x" + std::to_string(g.width) +
+                 (g.crop ? " cropped" : ""));
+    const Tensor source = g.crop ? crop_to_aspect_ratio(image, g.height, g.width) : image;
+    const Tensor out = resize_image(source, g.height, g.width, interpolation(g.method));
+    ASSERT_EQ(out.shape(), Shape({g.height, g.width, 2}));
+    const std::vector<float> got = out.to_vector<float>();
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], g.values[i], 1e-4) << i;
+  }
+}
+
+TEST(ResizeImage, UnknownInterpolationsAndEmptySizesAreRefused) {
+  EXPECT_THAT(error_of([] { (void)interpolation("lanczos7"); }),
+              HasSubstr("unknown interpolation 'lanczos7' (bilinear or nearest)"));
+  const Tensor image = zeros({4, 4, 3}, DType::u8, Device::cpu());
+  EXPECT_THAT(error_of([&] { (void)resize_image(image, 0, 3, Interpolation::bilinear); }),
+              HasSubstr("the size must be positive"));
+  EXPECT_EQ(resize_image(image, 2, 3, Interpolation::nearest).dtype(), DType::f32);
+}
+
+}  // namespace
+}  // namespace kiln::datasets
