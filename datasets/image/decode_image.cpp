@@ -238,6 +238,7 @@ ImageFormat sniff_image_format(std::span<const uint8_t> bytes) {
   if (starts("\x89PNG\r\n\x1A\n")) return ImageFormat::png;
   if (starts("GIF87a") || starts("GIF89a")) return ImageFormat::gif;
   if (starts("RIFF") && starts("WEBP", 8)) return ImageFormat::webp;
+  if (starts("BM")) return ImageFormat::bmp;
   return ImageFormat::unknown;
 }
 
@@ -253,6 +254,8 @@ Tensor decode_image(std::span<const uint8_t> bytes, int channels, const std::str
       return decode_gif(bytes, channels, where);
     case ImageFormat::webp:
       return decode_webp(bytes, channels, where);
+    case ImageFormat::bmp:
+      throw Error(detail::concat(where, ": a BMP image, which kiln does not decode yet"));
     case ImageFormat::unknown:
       break;
   }

@@ -11,7 +11,7 @@
 
 namespace kiln::datasets {
 
-enum class ImageFormat { jpeg, png, gif, webp, unknown };
+enum class ImageFormat { jpeg, png, gif, webp, bmp, unknown };  // bmp: recognized, not decoded
 
 // What the first bytes say the image is.
 ImageFormat sniff_image_format(std::span<const uint8_t> bytes);
