@@ -8,6 +8,7 @@ const NamedRegistry<DataSource>& data_sources() {
     sources.add("fashion_mnist", fashion_mnist_source());
     sources.add("fortunes_language_id", fortunes_source());
     sources.add("csv", csv_source());
+    sources.add("image_directory", image_directory_source());
     return sources;
   }();
   return registry;

@@ -21,12 +21,13 @@ struct DataSource {
   std::function<RunData(const Config& args, const Config& data, uint64_t seed)> build;
 };
 
-// fashion_mnist, fortunes_language_id and csv.
+// fashion_mnist, fortunes_language_id, csv and image_directory.
 const NamedRegistry<DataSource>& data_sources();
 
 // The registered sources (each in a file of its own).
 DataSource fashion_mnist_source();
 DataSource fortunes_source();
 DataSource csv_source();
+DataSource image_directory_source();
 
 }  // namespace kiln::configs

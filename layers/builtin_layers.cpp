@@ -16,6 +16,7 @@
 #include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/preprocessing/rescaling.h"
 #include "kiln/layers/recurrent/bidirectional.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/recurrent/time_distributed.h"
@@ -63,6 +64,7 @@ builtin_layer_factories() {
       {"Multiply", Multiply::from_config},
       {"Permute", Permute::from_config},
       {"RepeatVector", RepeatVector::from_config},
+      {"Rescaling", Rescaling::from_config},
       {"Reshape", Reshape::from_config},
       {"SimpleRNN", SimpleRNN::from_config},
       {"Subtract", Subtract::from_config},

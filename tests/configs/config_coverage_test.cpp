@@ -321,6 +321,7 @@ Config layer_requirements(const std::string& class_name) {
       {"Permute", R"({"dims": [2, 1]})"},
       {"RepeatVector", R"({"n": 3})"},
       {"Reshape", R"({"target_shape": [2, 2]})"},
+      {"Rescaling", R"({"scale": 0.5})"},
       {"TimeDistributed", R"({"layer": {"class_name": "Dense", "config": {"units": 2}}})"},
   };
   if (class_name == "Sequential" || class_name == "Model" || class_name == "Functional") {

@@ -8,7 +8,9 @@
 #include <fstream>
 
 #include "apps/examples/custom_parts.h"
+#include "apps/examples/image_folders.h"
 #include "kiln/configs/run.h"
+#include "kiln/datasets/fashion_mnist.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/layers/dtype_policy.h"
@@ -239,6 +241,11 @@ loss: mse
 
 TEST(ShippedConfigs, AllValidate) {
   examples::register_custom_parts();  // fashion_mnist_custom_layer.yaml names them
+  // fashion_mnist_folder_cnn.yaml reads image folders that example_image_folders writes: a few
+  // images of each split, where the run file looks (relative to the working directory).
+  if (!std::filesystem::exists("data/fashion-mnist-png"))
+    examples::write_fashion_mnist_folders("data/fashion-mnist-png", examples::ImageFileFormat::png,
+                                          100, 20, datasets::default_fashion_mnist_dir());
   size_t n = 0;
   for (const auto& f :
        std::filesystem::directory_iterator(std::string(KILN_SOURCE_DIR) + "/configs")) {

@@ -17,6 +17,7 @@
 #include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/preprocessing/rescaling.h"
 #include "kiln/layers/recurrent/bidirectional.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/recurrent/time_distributed.h"
@@ -57,6 +58,10 @@ std::vector<LayerCase> all_cases() {
       {"InputLayer", make<InputLayer>(Shape{-1, 4}, DType::f32, std::string()), {vec4}},
       {"Lambda", make<Lambda>(std::string(kAffine)), {seq}},
       {"Masking", make<Masking>(0.5), {seq}},
+      {"Rescaling", make<Rescaling>(1.0 / 255, -0.5), {image}},
+      {"Rescaling_per_channel",
+       make<Rescaling>(std::vector<double>{0.5, 2, -1, 0.25}, std::vector<double>{1, 0, 0, 3}),
+       {image}},
       {"Embedding", make<Embedding>(int64_t{10}, int64_t{3}), {{{5}, DType::i32, 10}}, 1},
       {"Embedding_mask_zero_int64",
        make<Embedding>(int64_t{6}, int64_t{4}, EmbeddingOptions{.mask_zero = true}),
