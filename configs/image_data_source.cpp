@@ -12,6 +12,7 @@
 //   follow_links: false
 //   on_error: raise               # or skip: an image that does not decode is passed over
 //   test_directory: photos_test/  # kiln's: a folder of the same classes, evaluated after training
+//   num_parallel_calls: autotune  # images decoded at once (tf.data's map argument), or a number
 // The section's shuffle shuffles the files before the split (as Keras's `shuffle`) and then the
 // training images in a buffer of 8 batches each epoch; validation_split takes the last fraction
 // of the shuffled files, as Keras's subset "both"; limit keeps the first N files. Images are
@@ -73,6 +74,13 @@ datasets::ImageDirectoryOptions options_of(const Config& args, const Config& dat
   KILN_CHECK(on_error == "raise" || on_error == "skip", args["on_error"].where(),
              "on_error must be raise or skip, got '", on_error, "'");
   o.skip_bad_files = on_error == "skip";
+  if (const Config* calls = args.find("num_parallel_calls"); calls != nullptr && !calls->is_null())
+    o.num_parallel_calls = calls->is_string() && calls->as_string() == "autotune"
+                               ? datasets::kAutotune
+                               : static_cast<int>(calls->as_int());
+  KILN_CHECK(o.num_parallel_calls == datasets::kAutotune || o.num_parallel_calls >= 1,
+             args["num_parallel_calls"].where(),
+             "num_parallel_calls must be autotune or at least 1");
   return o;
 }
 
@@ -132,7 +140,7 @@ void check_image_directory(const Config& args, const Config& data) {
 DataSource image_directory_source() {
   return {{"directory", "labels", "label_mode", "class_names", "color_mode", "image_size",
            "interpolation", "crop_to_aspect_ratio", "seed", "follow_links", "on_error",
-           "test_directory"},
+           "test_directory", "num_parallel_calls"},
           check_image_directory,
           image_directory};
 }

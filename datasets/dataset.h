@@ -61,6 +61,9 @@ class RangeIterator {
   std::optional<Element> current_;
 };
 
+// num_parallel_calls that picks the thread count (tf.data.AUTOTUNE).
+inline constexpr int kAutotune = -1;
+
 // Returns the next element of a pass, or nullopt at its end.
 using GeneratorFn = std::function<std::optional<Element>()>;
 
@@ -90,6 +93,11 @@ class Dataset {
   static Dataset from_elements(std::vector<Element> elements);
 
   Dataset map(std::function<Element(const Element&)> fn) const;
+  // map on num_parallel_calls worker threads (kAutotune: one per hardware thread), at most twice
+  // that many elements in flight; elements come out in the input's order, so results do not
+  // depend on the thread count. fn must be safe to call from several threads at once. The
+  // workers' CPU kernels run on one thread each (configure_background_thread).
+  Dataset map(std::function<Element(const Element&)> fn, int num_parallel_calls) const;
   // Keeps the elements for which predicate returns true.
   Dataset filter(std::function<bool(const Element&)> predicate) const;
   // Fills a buffer of buffer_size elements and emits a uniformly chosen one, refilling its slot

@@ -145,27 +145,28 @@ Dataset image_dataset(const ImageFiles& files, const ImageDirectoryOptions& opti
   const ImageDirectoryOptions o = options;
   const bool labelled = o.label_mode != LabelMode::none && !files.labels.empty();
   const auto classes = static_cast<int64_t>(files.class_names.size());
-  return Dataset::from_generator(
-      [shared, o, labelled, classes, skipped]() -> GeneratorFn {
-        auto next = std::make_shared<size_t>(0);
-        return [shared, o, labelled, classes, skipped, next]() -> std::optional<Element> {
-          while (*next < shared->paths.size()) {
-            const size_t k = (*next)++;
-            Tensor image;
-            try {
-              image = load_image(shared->paths[k], o);
-            } catch (const Error&) {
-              if (!o.skip_bad_files) throw;
-              if (skipped) ++*skipped;
-              continue;
-            }
-            if (!labelled) return Element{image};
-            return Element{image, label_tensor(shared->labels[k], o, classes)};
-          }
-          return std::nullopt;
-        };
-      },
-      o.skip_bad_files ? kUnknown : static_cast<int64_t>(files.paths.size()));
+  std::vector<int64_t> indices(files.paths.size());
+  for (size_t k = 0; k < indices.size(); ++k) indices[k] = static_cast<int64_t>(k);
+  Dataset images =
+      Dataset::from_tensor_slices(
+          {from_vector(indices, {static_cast<int64_t>(indices.size())}, DType::i64, Device::cpu())})
+          .map(
+              [shared, o, labelled, classes, skipped](const Element& e) -> Element {
+                const auto k = static_cast<size_t>(e[0].item<int64_t>());
+                Tensor image;
+                try {
+                  image = load_image(shared->paths[k], o);
+                } catch (const Error&) {
+                  if (!o.skip_bad_files) throw;
+                  if (skipped) ++*skipped;
+                  return {};  // dropped below
+                }
+                if (!labelled) return {image};
+                return {image, label_tensor(shared->labels[k], o, classes)};
+              },
+              o.num_parallel_calls);
+  if (o.skip_bad_files) images = images.filter([](const Element& e) { return !e.empty(); });
+  return images;
 }
 
 }  // namespace kiln::datasets

@@ -41,6 +41,7 @@ struct ImageDirectoryOptions {
   uint32_t seed = 0;
   bool follow_links = false;
   bool skip_bad_files = false;  // on_error: skip; else a file that does not decode is an error
+  int num_parallel_calls = kAutotune;  // images decoded at once (Dataset::map)
 };
 
 struct ImageFiles {
@@ -60,8 +61,9 @@ enum class ImageSubset { all, training, validation };
 ImageFiles image_subset(const ImageFiles& files, double validation_split, ImageSubset subset);
 
 // (image, label) elements in the files' order, or (image) without labels: int labels are int32
-// scalars, categorical ones float32 one-hot, binary ones float32 [1]. With skip_bad_files a file
-// that does not decode is passed over and counted in `skipped`, if given.
+// scalars, categorical ones float32 one-hot, binary ones float32 [1]. Images decode on
+// num_parallel_calls threads, in order. With skip_bad_files a file that does not decode is passed
+// over and counted in `skipped`, if given.
 Dataset image_dataset(const ImageFiles& files, const ImageDirectoryOptions& options,
                       std::shared_ptr<std::atomic<int64_t>> skipped = nullptr);
 

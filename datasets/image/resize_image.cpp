@@ -84,6 +84,9 @@ Tensor resize_image(const Tensor& image, int64_t height, int64_t width, Interpol
   KILN_CHECK(image.dim(0) > 0 && image.dim(1) > 0, "resize_image: the image is empty (",
              describe(image.meta()), ")");
   const Tensor in = ops::cast(image, DType::f32);
+  // The same size samples every pixel at its own center: a copy, in either method.
+  if (in.dim(0) == height && in.dim(1) == width)
+    return in.dtype() == image.dtype() ? in.clone() : in;
   Tensor out = Tensor::empty({height, width, image.dim(2)}, DType::f32, Device::cpu());
   (method == Interpolation::bilinear ? resize_bilinear : resize_nearest)(
       in.data<float>(), in.dim(0), in.dim(1), in.dim(2), out.data<float>(), height, width);
