@@ -1,6 +1,7 @@
 #include "kiln/datasets/csv_file.h"
 
 #include "kiln/datasets/csv/csv_records.h"
+#include "kiln/datasets/csv/csv_rows.h"
 
 #include <charconv>
 #include <cmath>
@@ -14,12 +15,6 @@
 
 namespace kiln::datasets {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
-}
 
 using Values = std::variant<std::vector<float>, std::vector<double>, std::vector<int32_t>,
                             std::vector<int64_t>>;
@@ -57,7 +52,7 @@ std::string location(const std::string& path, size_t line, const Column& c) {
 template <typename T>
 void append(std::vector<T>& out, std::string_view raw, const CsvOptions& options,
             const std::string& path, size_t line, const Column& c) {
-  std::string_view text = trim(raw);
+  std::string_view text = trimmed(raw);
   if (text.empty()) {
     KILN_CHECK(options.missing_value.has_value(), location(path, line, c),
                ": empty field; set CsvOptions::missing_value to fill empty fields");

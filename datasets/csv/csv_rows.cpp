@@ -7,12 +7,6 @@
 namespace kiln::datasets {
 namespace {
 
-std::string_view trimmed(std::string_view s) {
-  const size_t begin = s.find_first_not_of(" \t");
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
-}
-
 // std::from_chars over the whole of text (trimmed; a leading '+' allowed).
 template <typename T>
 bool parses_as(const std::string& text, T& value) {
@@ -30,6 +24,12 @@ std::string join(const std::vector<std::string>& names) {
 }
 
 }  // namespace
+
+std::string_view trimmed(std::string_view s) {
+  const size_t begin = s.find_first_not_of(" \t");
+  if (begin == std::string_view::npos) return {};
+  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
+}
 
 bool is_integer_text(const std::string& text) {
   int64_t value = 0;

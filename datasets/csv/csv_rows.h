@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kiln/datasets/csv/csv_records.h"
@@ -52,6 +53,9 @@ class CsvRows {
   std::unique_ptr<CsvRecords> records_;
   int64_t skipped_ = 0;
 };
+
+// s without its leading and trailing spaces and tabs.
+std::string_view trimmed(std::string_view s);
 
 // Whether text (trimmed of spaces) reads whole as an integer, or as a number.
 bool is_integer_text(const std::string& text);

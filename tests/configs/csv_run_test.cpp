@@ -14,6 +14,7 @@
 #include "kiln/datasets/csv/csv_source.h"
 #include "kiln/datasets/csv_file.h"
 #include "kiln/framework/core/error.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::configs {
 namespace {
@@ -108,12 +109,7 @@ TEST_F(CsvRun, TheSklearnFilesTrainAsTheyAre) {
 
 TEST_F(CsvRun, ValidateFindsMistakesInTheSource) {
   const auto error_for = [&](const std::string& source) {
-    try {
-      validate_run(load_run(run_file(source)));
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
+    return kiln::testing::error_of([&] { validate_run(load_run(run_file(source))); });
   };
   const std::string csv = (dir_ / "points.csv").string();
   EXPECT_THAT(error_for("csv: {path: " + csv + ", label: klass}"),

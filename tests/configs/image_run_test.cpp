@@ -13,6 +13,7 @@
 #include "kiln/configs/run.h"
 #include "kiln/datasets/fashion_mnist.h"
 #include "kiln/framework/core/error.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::configs {
 namespace {
@@ -86,17 +87,13 @@ TEST_F(ImageRun, AFolderOfPngsTrainsAsTheIdxFilesDo) {
 
 TEST_F(ImageRun, ValidateFindsMistakesInTheSource) {
   const std::string png = (dir_ / "png").string();
-  const auto error_for = [&](const std::string& source) {
-    try {
-      validate_run(run_for("[28, 28, 1]", 1.0, "  image_directory: " + source + "\n", "bad"));
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string("(no error)");
+  const auto validate = [&](const std::string& source) {
+    validate_run(run_for("[28, 28, 1]", 1.0, "  image_directory: " + source + "\n", "checked"));
   };
-  EXPECT_EQ(
-      error_for("{directory: " + png + "/train, color_mode: grayscale, image_size: [28, 28]}"),
-      "(no error)");
+  const auto error_for = [&](const std::string& source) {
+    return kiln::testing::error_of([&] { validate(source); });
+  };
+  validate("{directory: " + png + "/train, color_mode: grayscale, image_size: [28, 28]}");
   EXPECT_THAT(error_for("{directory: " + png + "/nothing}"), HasSubstr("no such directory"));
   EXPECT_THAT(error_for("{directory: " + png + "/train, color_mode: greyscale}"),
               HasSubstr("color_mode must be grayscale, rgb or rgba, got 'greyscale'"));

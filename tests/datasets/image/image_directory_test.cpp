@@ -10,6 +10,7 @@
 #include "kiln/datasets/image/image_directory.h"
 #include "kiln/datasets/numpy_shuffle.h"
 #include "tests/datasets/dataset_test_util.h"
+#include "tests/datasets/image/image_goldens.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln::datasets {
@@ -18,19 +19,7 @@ namespace {
 using kiln::testing::error_of;
 using ::testing::HasSubstr;
 
-struct DecodeGolden {
-  std::string file;
-  int channels;
-  int64_t height, width;
-  std::vector<int> pixels;
-};
-struct ResizeGolden {
-  int64_t height, width;
-  std::string method;
-  bool crop;
-  std::vector<float> values;
-};
-#include "tests/datasets/image/image_goldens.inc"
+using namespace goldens;
 
 const std::string kTree = std::string(KILN_SOURCE_DIR) + "/tests/datasets/image/data/tree";
 

@@ -11,6 +11,7 @@
 #include "kiln/datasets/image/decode_image.h"
 #include "kiln/datasets/image/resize_image.h"
 #include "kiln/framework/core/error.h"
+#include "tests/datasets/image/image_goldens.h"
 #include "tests/test_support/expect_error.h"
 
 namespace kiln::datasets {
@@ -19,21 +20,7 @@ namespace {
 using kiln::testing::error_of;
 using ::testing::HasSubstr;
 
-struct DecodeGolden {
-  std::string file;
-  int channels;
-  int64_t height, width;
-  std::vector<int> pixels;
-};
-
-struct ResizeGolden {
-  int64_t height, width;
-  std::string method;
-  bool crop;
-  std::vector<float> values;
-};
-
-#include "tests/datasets/image/image_goldens.inc"
+using namespace goldens;
 
 std::string fixture(const std::string& name) {
   return std::string(KILN_SOURCE_DIR) + "/tests/datasets/image/data/" + name;
