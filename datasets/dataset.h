@@ -130,6 +130,16 @@ class Dataset {
   Dataset skip(int64_t count) const;
   // Produces up to buffer_size elements ahead on a background thread.
   Dataset prefetch(size_t buffer_size) const;
+  // The elements of `datasets` side by side, each element's components concatenated in order,
+  // until the shortest dataset ends (tf.data.Dataset.zip).
+  static Dataset zip(const std::vector<Dataset>& datasets);
+  // This dataset's elements, then other's; their components must match in dtype and rank.
+  Dataset concatenate(const Dataset& other) const;
+  // Splits every element along axis 0 into its rows (the inverse of batch); the components must
+  // share their first dimension.
+  Dataset unbatch() const;
+  // Every num_shards-th element starting at element index: worker index's share of the data.
+  Dataset shard(int64_t num_shards, int64_t index) const;
   // Keeps the elements of the first complete pass in memory; later passes read them instead of
   // running upstream again. A pass abandoned midway caches nothing. Copies share the cache.
   Dataset cache() const;
