@@ -12,8 +12,14 @@ class History : public Callback {
  public:
   std::map<std::string, std::vector<double>> history;
   std::vector<int> epoch;
+  // kiln's, not a Keras log: per epoch, the fraction of its training time fit spent waiting for
+  // the next batch (an input pipeline that keeps up waits near 0).
+  std::vector<double> input_wait;
 
-  void on_train_begin(const Logs&) override { epoch.clear(); }
+  void on_train_begin(const Logs&) override {
+    epoch.clear();
+    input_wait.clear();
+  }
   bool reads_train_batch_logs() const override { return false; }
   void on_epoch_end(int e, Logs& logs) override {
     epoch.push_back(e);

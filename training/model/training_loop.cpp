@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "kiln/framework/autodiff/grad_mode.h"
@@ -18,6 +19,9 @@
 
 namespace kiln {
 namespace {
+
+// An epoch that waits this fraction of its time for batches says so in the log.
+constexpr double kInputWaitWorthSaying = 0.1;
 
 // The callbacks of one fit / evaluate / predict, with the progress bar and the history added.
 struct CallbackList {
@@ -330,13 +334,28 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
       callbacks.each([&](Callback& c) { c.on_train_batch_end(step - 1, logs); });
       stop_training = t.on_any_replica(stop_training);
     };
-    while (std::optional<datasets::Element> e =
-               batches.next(step + static_cast<int64_t>(group.size()))) {
+    // How long the epoch waits on the input pipeline, against its whole training time.
+    const auto epoch_start = std::chrono::steady_clock::now();
+    std::chrono::duration<double> waited{0};
+    const auto next_batch = [&] {
+      const auto asked = std::chrono::steady_clock::now();
+      std::optional<datasets::Element> e = batches.next(step + static_cast<int64_t>(group.size()));
+      waited += std::chrono::steady_clock::now() - asked;
+      return e;
+    };
+    while (std::optional<datasets::Element> e = next_batch()) {
       group.push_back(to_batch(*this, *e, true, "fit"));
       if (static_cast<int64_t>(group.size()) == per_execution) run_group();
       if (stop_training) break;
     }
     if (!group.empty()) run_group();
+    const std::chrono::duration<double> trained = std::chrono::steady_clock::now() - epoch_start;
+    const double input_wait = trained.count() > 0 ? waited.count() / trained.count() : 0;
+    history->input_wait.push_back(input_wait);
+    if (input_wait >= kInputWaitWorthSaying)
+      log(LogLevel::info, "fit: epoch ", epoch + 1, " waited for input ",
+          static_cast<int>(100 * input_wait), "% of its ", trained.count(),
+          " s (the input pipeline is the bottleneck: prefetch, map's num_parallel_calls, cache)");
     epoch_logs = results.empty() ? Logs{} : t.logs_from(results);
     if (options.validation_dataset && (epoch + 1) % options.validation_freq == 0) {
       // Validation runs through the fit's callbacks, so the bar knows to stay quiet.

@@ -80,6 +80,20 @@ TEST(FitDataset, LaterFitCallsTakeNewPasses) {
   EXPECT_EQ(orders({{.epochs = 1, .verbose = 0}, {.epochs = 1, .verbose = 0}}), one_call);
 }
 
+// History.input_wait: one fraction of the epoch's training time per epoch (how large depends on
+// the machine, so only its range is checked).
+TEST(FitDataset, HistoryRecordsEachEpochsInputWait) {
+  const Samples s;
+  auto model = regression();
+  const History history = model->fit(datasets::Dataset::from_tensor_slices({s.x, s.y}).batch(4),
+                                     {.epochs = 3, .verbose = 0});
+  ASSERT_EQ(history.input_wait.size(), 3u);
+  for (const double wait : history.input_wait) {
+    EXPECT_GE(wait, 0.0);
+    EXPECT_LE(wait, 1.0);
+  }
+}
+
 TEST(FitDataset, ValidationDataGivesValidationLogs) {
   const Samples s;
   auto model = regression();
