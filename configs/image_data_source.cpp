@@ -6,7 +6,7 @@
 //   class_names: [cat, dog]       # a subset of the subfolders, in this order
 //   color_mode: rgb               # grayscale, rgba
 //   image_size: [256, 256]        # [height, width]
-//   interpolation: bilinear       # nearest
+//   interpolation: bilinear       # nearest, bicubic
 //   crop_to_aspect_ratio: false
 //   seed: 42                      # the file shuffle's (default: the run's seed)
 //   follow_links: false

@@ -61,6 +61,75 @@ void resize_bilinear(const float* in, int64_t in_h, int64_t in_w, int64_t c, flo
   }
 }
 
+// Keys' cubic convolution with a = -0.5 over the four inputs around each output, as TensorFlow's
+// half-pixel bicubic computes it: the kernel's weights read from a table at 1/1024 steps of the
+// fractional position, taps outside the input given no weight, and the others renormalized.
+struct CubicSample {
+  int64_t index[4];
+  float weight[4];
+};
+
+constexpr int kCubicSteps = 1024;
+
+// Entry 2i: the kernel at i / kCubicSteps; entry 2i + 1: at 1 + i / kCubicSteps.
+const std::vector<float>& cubic_table() {
+  static const std::vector<float> table = [] {
+    constexpr double a = -0.5;
+    std::vector<float> t(2 * (kCubicSteps + 1));
+    for (int i = 0; i <= kCubicSteps; ++i) {
+      float x = static_cast<float>(i * 1.0 / kCubicSteps);
+      t[2 * i] = static_cast<float>(((a + 2) * x - (a + 3)) * x * x + 1);
+      x += 1.0f;
+      t[2 * i + 1] = static_cast<float>(((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+    }
+    return t;
+  }();
+  return table;
+}
+
+std::vector<CubicSample> cubic_samples(int64_t in, int64_t out) {
+  const float scale = static_cast<float>(in) / static_cast<float>(out);
+  const std::vector<float>& table = cubic_table();
+  std::vector<CubicSample> samples(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    const float at = (static_cast<float>(o) + 0.5f) * scale - 0.5f;
+    const auto base = static_cast<int64_t>(std::floor(at));
+    const auto step =
+        static_cast<size_t>(std::lrint((at - static_cast<float>(base)) * kCubicSteps));
+    const float w[4] = {table[2 * step + 1], table[2 * step], table[2 * (kCubicSteps - step)],
+                        table[2 * (kCubicSteps - step) + 1]};
+    CubicSample& s = samples[static_cast<size_t>(o)];
+    float total = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int64_t i = base - 1 + k;
+      s.index[k] = std::clamp<int64_t>(i, 0, in - 1);
+      s.weight[k] = i == s.index[k] ? w[k] : 0.0f;
+      total += s.weight[k];
+    }
+    const float inverse = 1.0f / total;
+    for (float& weight : s.weight) weight *= inverse;
+  }
+  return samples;
+}
+
+// Along x for each of the four rows, then along y.
+void resize_bicubic(const float* in, int64_t in_h, int64_t in_w, int64_t c, float* out,
+                    int64_t out_h, int64_t out_w) {
+  const std::vector<CubicSample> ys = cubic_samples(in_h, out_h), xs = cubic_samples(in_w, out_w);
+  for (const CubicSample& sy : ys)
+    for (const CubicSample& sx : xs)
+      for (int64_t k = 0; k < c; ++k) {
+        float value = 0;
+        for (int r = 0; r < 4; ++r) {
+          const float* row = in + sy.index[r] * in_w * c + k;
+          float along_x = 0;
+          for (int q = 0; q < 4; ++q) along_x += sx.weight[q] * row[sx.index[q] * c];
+          value += sy.weight[r] * along_x;
+        }
+        *out++ = value;
+      }
+}
+
 void resize_nearest(const float* in, int64_t in_h, int64_t in_w, int64_t c, float* out,
                     int64_t out_h, int64_t out_w) {
   const std::vector<int64_t> ys = nearest_samples(in_h, out_h), xs = nearest_samples(in_w, out_w);
@@ -73,7 +142,8 @@ void resize_nearest(const float* in, int64_t in_h, int64_t in_w, int64_t c, floa
 Interpolation interpolation(const std::string& name) {
   if (name == "bilinear") return Interpolation::bilinear;
   if (name == "nearest") return Interpolation::nearest;
-  throw Error(detail::concat("unknown interpolation '", name, "' (bilinear or nearest)"));
+  if (name == "bicubic") return Interpolation::bicubic;
+  throw Error(detail::concat("unknown interpolation '", name, "' (bilinear, nearest or bicubic)"));
 }
 
 Tensor resize_image(const Tensor& image, int64_t height, int64_t width, Interpolation method) {
@@ -88,8 +158,10 @@ Tensor resize_image(const Tensor& image, int64_t height, int64_t width, Interpol
   if (in.dim(0) == height && in.dim(1) == width)
     return in.dtype() == image.dtype() ? in.clone() : in;
   Tensor out = Tensor::empty({height, width, image.dim(2)}, DType::f32, Device::cpu());
-  (method == Interpolation::bilinear ? resize_bilinear : resize_nearest)(
-      in.data<float>(), in.dim(0), in.dim(1), in.dim(2), out.data<float>(), height, width);
+  const auto resize = method == Interpolation::bilinear  ? resize_bilinear
+                      : method == Interpolation::bicubic ? resize_bicubic
+                                                         : resize_nearest;
+  resize(in.data<float>(), in.dim(0), in.dim(1), in.dim(2), out.data<float>(), height, width);
   return out;
 }
 

@@ -9,9 +9,10 @@
 
 namespace kiln::datasets {
 
-enum class Interpolation { bilinear, nearest };
+enum class Interpolation { bilinear, nearest, bicubic };
 
-// "bilinear" or "nearest"; other names are refused naming these.
+// "bilinear", "nearest" or "bicubic" (Keys' cubic, a = -0.5); other names are refused naming
+// these.
 Interpolation interpolation(const std::string& name);
 
 // image: [height, width, channels], uint8 or float32, on the CPU. Returns float32
