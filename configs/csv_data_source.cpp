@@ -72,6 +72,9 @@ RunData csv(const Config& args, const Config& data, uint64_t seed) {
   if (schema.skipped > 0)
     log(LogLevel::info, "csv: skipped ", schema.skipped, " bad row(s) of ", o.paths.size(),
         " file(s)");
+  KILN_CHECK(schema.training_rows > 0, args["path"].where(), o.paths[0], ": no training rows (",
+             schema.rows, " good rows, limit ", split.limit, ", validation_split ",
+             split.validation_split, ")");
   const int64_t batch = data.get_int("batch_size", 32);
   datasets::Dataset train = datasets::csv_dataset(o, schema, split, datasets::CsvSubset::training);
   if (data.get_bool("shuffle", true))

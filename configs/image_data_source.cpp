@@ -98,6 +98,12 @@ RunData image_directory(const Config& args, const Config& data, uint64_t seed) {
   });
   const double split = data.get_double("validation_split", 0);
   const int64_t batch = data.get_int("batch_size", 32);
+  // As Keras, a split left without images is refused rather than trained or validated on nothing.
+  for (const auto subset : {datasets::ImageSubset::training, datasets::ImageSubset::validation})
+    KILN_CHECK(split <= 0 || !datasets::image_subset(all, split, subset).paths.empty(),
+               args["directory"].where(), o.directory, ": validation_split ", split, " of ",
+               all.paths.size(), " images leaves no ",
+               subset == datasets::ImageSubset::training ? "training" : "validation", " images");
   datasets::Dataset train = datasets::image_dataset(
       datasets::image_subset(all, split, datasets::ImageSubset::training), o);
   if (o.shuffle) train = train.shuffle(static_cast<size_t>(batch) * 8, seed);

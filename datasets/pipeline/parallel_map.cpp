@@ -1,9 +1,9 @@
 // Dataset::map with num_parallel_calls: worker threads apply the function to several elements at
 // once, and the results come out in the input's order, so the same seed gives the same batches
 // whatever the thread count (tf.data's deterministic map). Workers take elements from upstream
-// one at a time under a lock, numbering them as they go, apply the function outside the lock,
-// and leave each result in its numbered slot; next() waits for the next number. At most
-// 2 * threads elements are in flight. An error in the function or upstream reaches next() at
+// one at a time under a lock of their own (not the one next() takes), numbering them as they go,
+// apply the function outside both locks and leave each result in its numbered slot; next()
+// waits for the next number. At most 2 * threads elements are in flight. An error in the function or upstream reaches next() at
 // its element, after the elements before it.
 #include <algorithm>
 #include <condition_variable>
@@ -66,18 +66,26 @@ class ParallelMapIterator final : public ElementIterator {
       std::optional<Element> in;
       uint64_t number = 0;
       {
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || ended() || next_in_ - next_out_ < in_flight_; });
-        if (stop_ || ended()) return;
-        number = next_in_++;
+        // Pulls take turns under their own lock, so an element's number is its place upstream;
+        // next() meanwhile delivers finished elements under mutex_ alone.
+        std::unique_lock pull(upstream_mutex_);
+        {
+          std::unique_lock lock(mutex_);
+          changed_.wait(lock,
+                        [&] { return stop_ || ended() || next_in_ - next_out_ < in_flight_; });
+          if (stop_ || ended()) return;
+          number = next_in_++;
+        }
         try {
           in = upstream_->next();
         } catch (...) {
+          std::lock_guard lock(mutex_);
           finish(number, {{}, std::current_exception()});
           return;
         }
         if (!in) {
-          end_ = number;
+          std::lock_guard lock(mutex_);
+          end_ = std::min(end_, number);
           changed_.notify_all();
           return;
         }
@@ -102,7 +110,8 @@ class ParallelMapIterator final : public ElementIterator {
 
   bool ended() const { return next_in_ >= end_; }
 
-  std::unique_ptr<ElementIterator> upstream_;  // pulled by one worker at a time, under mutex_
+  std::unique_ptr<ElementIterator> upstream_;  // pulled by one worker at a time
+  std::mutex upstream_mutex_;                  // taken before mutex_, never after
   const MapFn& fn_;
   const size_t in_flight_;
   std::mutex mutex_;

@@ -107,6 +107,15 @@ TEST_F(CsvRun, TheSklearnFilesTrainAsTheyAre) {
   }
 }
 
+// A file with no rows to train on is refused before training, naming it.
+TEST_F(CsvRun, NoTrainingRowsIsAnError) {
+  const std::string empty = (dir_ / "empty.csv").string();
+  std::ofstream(empty) << "x,color,noise,class\n";
+  kiln::testing::expect_error(
+      [&] { (void)train(load_run(run_file("csv: {path: " + empty + ", label: class}")), {}); },
+      empty + ": no training rows (0 good rows");
+}
+
 TEST_F(CsvRun, ValidateFindsMistakesInTheSource) {
   const auto error_for = [&](const std::string& source) {
     return kiln::testing::error_of([&] { validate_run(load_run(run_file(source))); });

@@ -85,6 +85,25 @@ TEST_F(ImageRun, AFolderOfPngsTrainsAsTheIdxFilesDo) {
   EXPECT_NEAR(a, b, 0.01) << "IDX " << a << ", folder " << b;
 }
 
+// A split that leaves no images is refused before training, as Keras refuses it.
+TEST_F(ImageRun, ASplitWithoutImagesIsAnError) {
+  const std::filesystem::path one = dir_ / "one";
+  std::filesystem::create_directories(one / "only_class");
+  const std::filesystem::directory_entry image =
+      *std::filesystem::directory_iterator(dir_ / "png" / "test" / "0_t-shirt_top");
+  std::filesystem::copy_file(image.path(), one / "only_class" / "0.png");
+  kiln::testing::expect_error(
+      [&] {
+        (void)train(run_for("[28, 28, 1]", 1.0,
+                            "  image_directory: {directory: " + one.string() +
+                                ", color_mode: grayscale, image_size: [28, 28]}\n"
+                                "  validation_split: 0.5\n",
+                            "split"),
+                    {});
+      },
+      "validation_split 0.5 of 1 images leaves no validation images");
+}
+
 TEST_F(ImageRun, ValidateFindsMistakesInTheSource) {
   const std::string png = (dir_ / "png").string();
   const auto validate = [&](const std::string& source) {
