@@ -64,7 +64,7 @@ datasets::ImageDirectoryOptions options_of(const Config& args, const Config& dat
     o.width = size[1];
   }
   o.interpolation = located(args.contains("interpolation") ? args["interpolation"] : args, [&] {
-    return datasets::interpolation(args.get_string("interpolation", "bilinear"));
+    return ops::parse_interpolation(args.get_string("interpolation", "bilinear"));
   });
   o.crop_to_aspect_ratio = args.get_bool("crop_to_aspect_ratio", false);
   o.shuffle = data.get_bool("shuffle", true);

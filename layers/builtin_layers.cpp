@@ -16,7 +16,14 @@
 #include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/preprocessing/center_crop.h"
+#include "kiln/layers/preprocessing/normalization.h"
+#include "kiln/layers/preprocessing/random_brightness.h"
+#include "kiln/layers/preprocessing/random_contrast.h"
+#include "kiln/layers/preprocessing/random_crop.h"
+#include "kiln/layers/preprocessing/random_flip.h"
 #include "kiln/layers/preprocessing/rescaling.h"
+#include "kiln/layers/preprocessing/resizing.h"
 #include "kiln/layers/recurrent/bidirectional.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/recurrent/time_distributed.h"
@@ -39,6 +46,7 @@ builtin_layer_factories() {
       {"AveragePooling2D", AveragePooling2D::from_config},
       {"BatchNormalization", BatchNormalization::from_config},
       {"Bidirectional", Bidirectional::from_config},
+      {"CenterCrop", CenterCrop::from_config},
       {"Concatenate", Concatenate::from_config},
       {"Conv1D", Conv1D::from_config},
       {"Conv2D", Conv2D::from_config},
@@ -62,10 +70,16 @@ builtin_layer_factories() {
       {"Maximum", Maximum::from_config},
       {"MultiHeadAttention", MultiHeadAttention::from_config},
       {"Multiply", Multiply::from_config},
+      {"Normalization", Normalization::from_config},
       {"Permute", Permute::from_config},
+      {"RandomBrightness", RandomBrightness::from_config},
+      {"RandomContrast", RandomContrast::from_config},
+      {"RandomCrop", RandomCrop::from_config},
+      {"RandomFlip", RandomFlip::from_config},
       {"RepeatVector", RepeatVector::from_config},
       {"Rescaling", Rescaling::from_config},
       {"Reshape", Reshape::from_config},
+      {"Resizing", Resizing::from_config},
       {"SimpleRNN", SimpleRNN::from_config},
       {"Subtract", Subtract::from_config},
       {"TimeDistributed", TimeDistributed::from_config},

@@ -294,6 +294,15 @@ Variable Layer::add_weight(const std::string& name, const Shape& shape,
   return v;
 }
 
+Variable Layer::add_state(const std::string& name, const Tensor& initial) {
+  Variable v = TrialBuild::active() != nullptr
+                   ? Variable::symbolic(initial.meta(), this->name() + "/" + name, false)
+                   : Variable(initial, this->name() + "/" + name, false);
+  weights_.push_back(v);
+  regularizers_.push_back(nullptr);
+  return v;
+}
+
 Tensor Layer::read(const Variable& weight) const {
   const Tensor v = weight.value();
   return v.dtype() != policy_.compute && is_floating(v.dtype()) ? ops::cast(v, policy_.compute) : v;

@@ -153,6 +153,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
                       const initializers::InitializerPtr& initializer, bool trainable = true,
                       regularizers::RegularizerPtr regularizer = nullptr,
                       const constraints::ConstraintPtr& constraint = nullptr);
+  // A non-trainable weight of any dtype, starting at `initial`'s values (an int64 counter).
+  Variable add_state(const std::string& name, const Tensor& initial);
   // A sublayer whose weights become this layer's (subclassed models, wrappers).
   template <typename L>
   std::shared_ptr<L> track(std::shared_ptr<L> layer) {

@@ -1,19 +1,16 @@
 #pragma once
-// Resizing images as Keras's Resizing layer and image_dataset_from_directory do (tf.image.resize
-// without antialiasing): pixel centers at half-integer coordinates, each output pixel sampled at
-// (o + 0.5) * in / out - 0.5 of the input, in float32.
+// Resizing one image as image_dataset_from_directory does (tf.image.resize without
+// antialiasing, the weights of ops::resample_rows), in float32 loops over the pixels: a decoded
+// photo is resized on a pipeline worker, where a matmul over its whole rows would cost far more
+// than the two or four taps each output pixel reads.
 #include <cstdint>
-#include <string>
 
+#include "kiln/framework/ops/image_resampling.h"
 #include "kiln/framework/tensor/tensor.h"
 
 namespace kiln::datasets {
 
-enum class Interpolation { bilinear, nearest, bicubic };
-
-// "bilinear", "nearest" or "bicubic" (Keys' cubic, a = -0.5); other names are refused naming
-// these.
-Interpolation interpolation(const std::string& name);
+using ops::Interpolation;
 
 // image: [height, width, channels], uint8 or float32, on the CPU. Returns float32
 // [height, width, channels].

@@ -9,10 +9,10 @@ and lossless WebP.
 data/tree: a class folder tree for the directory source.
 
 image_goldens.inc: what TensorFlow's tf.io.decode_image(channels=c, expand_animations=False)
-gives for each file and channel count it accepts; and tf.image.resize (bilinear, nearest, bicubic) and
-keras.ops.image.resize(crop_to_aspect_ratio=True) of a patterned image to several sizes, which
-image_dataset_from_directory uses; the files Keras's index_directory lists for data/tree, in
-its shuffled order; and numpy's RandomState shuffles, which kiln repeats."""
+gives for each file and channel count it accepts; and tf.image.resize (bilinear, nearest,
+bicubic, area, lanczos3, lanczos5) and keras.ops.image.resize(crop_to_aspect_ratio=True) of a
+patterned image to several sizes, which image_dataset_from_directory uses; the files Keras's
+index_directory lists for data/tree, in its shuffled order; and numpy's RandomState shuffles, which kiln repeats."""
 import io
 import pathlib
 
@@ -111,7 +111,7 @@ def resize_goldens():
     rows = []
     image = pattern(5, 7, 2).astype(np.float32)
     for (h, w) in [(3, 4), (8, 11), (5, 7), (1, 1), (10, 3)]:
-        for method in ("bilinear", "nearest", "bicubic"):
+        for method in ("bilinear", "nearest", "bicubic", "area", "lanczos3", "lanczos5"):
             out = tf.image.resize(image, (h, w), method=method).numpy()
             rows.append(f'    {{{h}, {w}, "{method}", false, {c_list(out.reshape(-1), repr_float)}}},')
             cropped = keras.ops.convert_to_numpy(keras.ops.image.resize(

@@ -11,8 +11,9 @@ For each case:
 Between them the cases hold every layer kiln has except Lambda (whose Keras config is Python
 bytecode), masks made by Embedding(mask_zero) and Masking in Sequential and functional models
 (Keras records the functional ones as NotEqual op nodes), shared layers, several inputs and
-outputs, Masking inside a functional model, a compiled model with its optimizer state, and a custom layer ("kiln>Scale", which the
-kiln test registers as "Scale"). Weights are drawn at random so a weight loaded into the wrong
+outputs, Masking inside a functional model, a compiled model with its optimizer state, the
+preprocessing layers (an adapted Normalization among them), and a custom layer ("kiln>Scale",
+which the kiln test registers as "Scale"). Weights are drawn at random so a weight loaded into the wrong
 place shows.
 """
 import pathlib
@@ -140,6 +141,27 @@ def custom():
     return keras.Sequential([keras.Input((4,)), Scale(), L.Dense(2)], name="custom")
 
 
+def preprocessing():
+    """The image preprocessing layers in front of a small CNN: the random ones (the identity in
+    predict), Resizing with antialiasing, CenterCrop, and a Normalization adapted on data (its
+    mean, variance and int64 count weights)."""
+    normalization = L.Normalization()
+    normalization.adapt(rng.uniform(0, 255, (16, 6, 6, 3)).astype(np.float32))
+    return keras.Sequential([
+        keras.Input((10, 12, 3)),
+        L.RandomFlip(seed=1),
+        L.RandomContrast(0.2, seed=2),
+        L.RandomBrightness(0.1, value_range=(0, 1), seed=3),
+        L.Resizing(8, 8, interpolation="bicubic", antialias=True, crop_to_aspect_ratio=True),
+        L.CenterCrop(6, 6),
+        normalization,
+        L.Rescaling(0.5),
+        L.Conv2D(2, 3),
+        L.Flatten(),
+        L.Dense(2),
+    ], name="preprocessing")
+
+
 def weight_arguments():
     """Every weight argument away from its default: initializers, regularizers and constraints
     with arguments, and an activity regularizer."""
@@ -166,11 +188,16 @@ def weight_arguments():
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     cases = (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
-             multi_input, custom, weight_arguments)
+             multi_input, custom, weight_arguments, preprocessing)
     for build in [c for c in cases if len(sys.argv) < 2 or c.__name__ in sys.argv[1:]]:
         keras.utils.clear_session()
         model = build()
         randomize(model)
+        # Normalization reads its weights into a cached copy when adapted or loaded, not when
+        # they are assigned: refresh it, as loading the file will.
+        for layer in model.layers:
+            if isinstance(layer, L.Normalization):
+                layer.finalize_state()
         xs = inputs_for(model)
         if model.name == "masking":
             xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked

@@ -86,6 +86,8 @@ def inputs_for(model):
 
 def randomize(model):
     for w in model.weights:
+        if "float" not in str(w.dtype):
+            continue  # a counter (Normalization's count) keeps its value
         value = rng.standard_normal(w.shape).astype(np.float32) * 0.5
         if "variance" in w.path:
             value = np.abs(value) + 0.5

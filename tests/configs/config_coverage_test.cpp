@@ -108,9 +108,11 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
                                                                           : "coverage_twice");
     return other;
   }
-  // A callback's monitor mode, or VarianceScaling's fan mode.
+  // A callback's monitor mode, VarianceScaling's fan mode, or RandomFlip's axes.
   if (key == "mode" && current.is_string()) {
     const std::string& mode = current.as_string();
+    if (mode.starts_with("horizontal") || mode == "vertical")
+      return Config(mode == "horizontal" ? "vertical" : "horizontal");
     if (mode == "auto" || mode == "min" || mode == "max")
       return Config(mode == "min" ? "max" : "min");
     return Config(mode == "fan_out" ? "fan_in" : "fan_out");
@@ -139,6 +141,7 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"embeddings_metadata", {"metadata.tsv", "labels.tsv"}},
       {"distribution", {"uniform", "truncated_normal"}},
       {"data_format", {"channels_first", "channels_last"}},
+      {"fill_mode", {"reflect", "constant"}},
       {"curve", {"PR", "ROC"}},
       {"summation_method", {"majoring", "interpolation"}},
   };
@@ -198,6 +201,8 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"initial_value_threshold", Config(0.5)},
       {"gradient_accumulation_steps", Config(int64_t{2})},
       {"loss_scale_factor", Config(128.0)},
+      {"mean", Config(2.0)},  // Normalization's, refused alone: it needs variance too
+      {"variance", Config(4.0)},
   };
   if (current.is_null()) {
     const auto it = off.find(key);
@@ -306,6 +311,7 @@ Config layer_requirements(const std::string& class_name) {
   static const std::map<std::string, std::string> required{
       {"Activation", R"({"activation": "relu"})"},
       {"Bidirectional", R"({"layer": {"class_name": "LSTM", "config": {"units": 2}}})"},
+      {"CenterCrop", R"({"height": 2, "width": 3})"},
       {"Conv1D", R"({"filters": 2, "kernel_size": 3})"},
       {"Conv2D", R"({"filters": 2, "kernel_size": 3})"},
       {"Dense", R"({"units": 2})"},
@@ -319,8 +325,12 @@ Config layer_requirements(const std::string& class_name) {
       {"Lambda", R"({"function": "coverage_identity"})"},
       {"MultiHeadAttention", R"({"num_heads": 2, "key_dim": 3})"},
       {"Permute", R"({"dims": [2, 1]})"},
+      {"RandomBrightness", R"({"factor": 0.2})"},
+      {"RandomContrast", R"({"factor": 0.2})"},
+      {"RandomCrop", R"({"height": 2, "width": 3})"},
       {"RepeatVector", R"({"n": 3})"},
       {"Reshape", R"({"target_shape": [2, 2]})"},
+      {"Resizing", R"({"height": 2, "width": 3})"},
       {"Rescaling", R"({"scale": 0.5})"},
       {"TimeDistributed", R"({"layer": {"class_name": "Dense", "config": {"units": 2}}})"},
   };

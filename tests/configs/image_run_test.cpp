@@ -120,8 +120,8 @@ TEST_F(ImageRun, ValidateFindsMistakesInTheSource) {
               HasSubstr("image_size must be [height, width]"));
   EXPECT_THAT(error_for("{directory: " + png + "/train, label_mode: sparse}"),
               HasSubstr("unknown label_mode 'sparse'"));
-  EXPECT_THAT(error_for("{directory: " + png + "/train, interpolation: lanczos3}"),
-              HasSubstr("unknown interpolation 'lanczos3'"));
+  EXPECT_THAT(error_for("{directory: " + png + "/train, interpolation: lanczos7}"),
+              HasSubstr("unknown interpolation 'lanczos7'"));
   EXPECT_THAT(error_for("{directory: " + png + "/train, image_sise: [28, 28]}"),
               HasSubstr("unknown key 'image_sise' for image_directory"));
 }

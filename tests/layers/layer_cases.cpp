@@ -17,7 +17,14 @@
 #include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/preprocessing/center_crop.h"
+#include "kiln/layers/preprocessing/normalization.h"
+#include "kiln/layers/preprocessing/random_brightness.h"
+#include "kiln/layers/preprocessing/random_contrast.h"
+#include "kiln/layers/preprocessing/random_crop.h"
+#include "kiln/layers/preprocessing/random_flip.h"
 #include "kiln/layers/preprocessing/rescaling.h"
+#include "kiln/layers/preprocessing/resizing.h"
 #include "kiln/layers/recurrent/bidirectional.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/recurrent/time_distributed.h"
@@ -62,6 +69,61 @@ std::vector<LayerCase> all_cases() {
       {"Rescaling_per_channel",
        make<Rescaling>(std::vector<double>{0.5, 2, -1, 0.25}, std::vector<double>{1, 0, 0, 3}),
        {image}},
+      // preprocessing
+      {"Resizing", make<Resizing>(int64_t{3}, int64_t{4}), {image}},
+      {"Resizing_bicubic_antialias_cropped",
+       make<Resizing>(
+           int64_t{4}, int64_t{2},
+           ResizingOptions{
+               .interpolation = "bicubic", .crop_to_aspect_ratio = true, .antialias = true}),
+       {image}},
+      {"Resizing_area_padded",
+       make<Resizing>(
+           int64_t{3}, int64_t{6},
+           ResizingOptions{.interpolation = "area", .pad_to_aspect_ratio = true, .fill_value = 2}),
+       {image}},
+      {"Resizing_nearest_uint8",
+       make<Resizing>(int64_t{9}, int64_t{2}, ResizingOptions{.interpolation = "nearest"}),
+       {{{6, 5, 3}, DType::u8, 256}}},
+      {"CenterCrop", make<CenterCrop>(int64_t{4}, int64_t{3}), {image}},
+      {"CenterCrop_smaller_input_resized", make<CenterCrop>(int64_t{8}, int64_t{3}), {image}},
+      {"RandomFlip", make<RandomFlip>(RandomFlipOptions{.seed = 3}), {image}, 0, 0, true},
+      {"RandomFlip_horizontal",
+       make<RandomFlip>(RandomFlipOptions{.mode = "horizontal", .seed = 4}),
+       {image},
+       0,
+       0,
+       true},
+      {"RandomCrop",
+       make<RandomCrop>(int64_t{4}, int64_t{3}, RandomCropOptions{.seed = 5}),
+       {image},
+       0,
+       0,
+       true},
+      {"RandomCrop_smaller_input_resized",
+       make<RandomCrop>(int64_t{4}, int64_t{6}, RandomCropOptions{.seed = 5}),
+       {image}},
+      {"RandomContrast",
+       make<RandomContrast>(0.5, RandomContrastOptions{.value_range = {-1, 1}, .seed = 6}),
+       {image},
+       0,
+       0,
+       true},
+      {"RandomBrightness",
+       make<RandomBrightness>(0.3, RandomBrightnessOptions{.value_range = {-2, 2}, .seed = 8}),
+       {image},
+       0,
+       0,
+       true},
+      {"Normalization_given",
+       make<Normalization>(NormalizationOptions{.mean = std::vector<double>{1, 2, 3, 4},
+                                                .variance = std::vector<double>{1, 4, 0.25, 2}}),
+       {image}},
+      {"Normalization_adapted_axes_1_2_inverted",
+       make<Normalization>(NormalizationOptions{.axis = {1, 2}, .invert = true}),
+       {seq},
+       0,
+       3},
       {"Embedding", make<Embedding>(int64_t{10}, int64_t{3}), {{{5}, DType::i32, 10}}, 1},
       {"Embedding_mask_zero_int64",
        make<Embedding>(int64_t{6}, int64_t{4}, EmbeddingOptions{.mask_zero = true}),
