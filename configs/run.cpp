@@ -15,6 +15,7 @@
 #include "kiln/configs/yaml_config.h"
 #include "kiln/framework/backends/backend.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/core/log.h"
 #include "kiln/framework/core/suggest.h"
 #include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/framework/distributed/mpi_communicator.h"
@@ -27,6 +28,7 @@
 #include "kiln/training/callbacks/tensorboard.h"
 #include "kiln/training/distribute/strategy.h"
 #include "kiln/training/metrics/registry.h"
+#include "kiln/training/model/adapt_layers.h"
 #include "kiln/training/model/keras_file.h"
 #include "kiln/training/saving/atomic_write.h"
 
@@ -361,6 +363,9 @@ TrainResult train(const Config& run, const TrainOptions& options) {
   const RunData data = build_data(run["data"], t.seed);
   Config resolved = run;
   const std::shared_ptr<Model> model = model_of(run, data.facts, resolved);
+  // Layers that learn their state from data (Normalization) learn it from the training split.
+  for (const std::string& name : adapt_layers(*model, data.train))
+    log(LogLevel::info, "adapted layer '", name, "' on the training data");
   model->compile(compile_options(run, t));
   // Data that does not fit the model is refused before the run's directory is touched, so a
   // failed run leaves an earlier run's files as they were.

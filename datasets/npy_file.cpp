@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "kiln/datasets/arrays/mapped_file.h"
 #include "kiln/framework/core/error.h"
 
 namespace kiln::datasets {
@@ -142,63 +143,60 @@ void write_all(int fd, const char* data, size_t size, const std::string& path) {
 
 }  // namespace
 
-Tensor load_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  KILN_CHECK(in.is_open(), "cannot open .npy file ", path);
-  char prelude[kPreludeV2];
-  in.read(prelude, kPreludeV1);
-  KILN_CHECK(static_cast<size_t>(in.gcount()) == kPreludeV1 &&
-                 std::string_view(prelude, kMagic.size()) == kMagic,
-             path, ": not a .npy file (bad magic)");
-  const int major = static_cast<uint8_t>(prelude[6]);
-  KILN_CHECK(major >= 1 && major <= 3, path, ": unsupported .npy version ", major, ".",
-             static_cast<int>(static_cast<uint8_t>(prelude[7])));
-  size_t header_len =
-      static_cast<uint8_t>(prelude[8]) | (size_t{static_cast<uint8_t>(prelude[9])} << 8);
+NpyLayout parse_npy(std::string_view bytes, const std::string& path) {
+  KILN_CHECK(bytes.size() >= kPreludeV1 && bytes.substr(0, kMagic.size()) == kMagic, path,
+             ": not a .npy file (bad magic)");
+  const auto byte = [&](size_t i) { return size_t{static_cast<uint8_t>(bytes[i])}; };
+  const int major = static_cast<int>(byte(6));
+  KILN_CHECK(major >= 1 && major <= 3, path, ": unsupported .npy version ", major, ".", byte(7));
+  size_t header_len = byte(8) | (byte(9) << 8);
   if (major >= 2) {
-    in.read(prelude + kPreludeV1, kPreludeV2 - kPreludeV1);
-    KILN_CHECK(static_cast<size_t>(in.gcount()) == kPreludeV2 - kPreludeV1, path,
-               ": truncated .npy header");
-    header_len |= (size_t{static_cast<uint8_t>(prelude[10])} << 16) |
-                  (size_t{static_cast<uint8_t>(prelude[11])} << 24);
+    KILN_CHECK(bytes.size() >= kPreludeV2, path, ": truncated .npy header");
+    header_len |= (byte(10) << 16) | (byte(11) << 24);
   }
-  const auto file_bytes = static_cast<size_t>(std::filesystem::file_size(path));
   const size_t prelude_bytes = major >= 2 ? kPreludeV2 : kPreludeV1;
-  KILN_CHECK(header_len <= file_bytes - prelude_bytes, path, ": truncated .npy header (",
-             header_len, " bytes announced, the file has ", file_bytes, ")");
-  std::string header(header_len, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(header_len));
-  KILN_CHECK(static_cast<size_t>(in.gcount()) == header_len, path, ": truncated .npy header");
+  KILN_CHECK(header_len <= bytes.size() - prelude_bytes, path, ": truncated .npy header (",
+             header_len, " bytes announced, the file has ", bytes.size(), ")");
+  const std::string_view header = bytes.substr(prelude_bytes, header_len);
 
-  const DType dtype = parse_descr(dict_value(header, "descr", path), path);
+  NpyLayout layout;
+  layout.dtype = parse_descr(dict_value(header, "descr", path), path);
   const std::string_view order = dict_value(header, "fortran_order", path);
   KILN_CHECK(order == "False", path,
              ": .npy array is in Fortran order; save it in C order (np.ascontiguousarray)");
-  const Shape shape = parse_shape(dict_value(header, "shape", path), path);
-  // Checked before allocating: a corrupt shape must not ask for more than the file holds (or
-  // overflow the byte count into a small buffer).
-  const size_t available = file_bytes - prelude_bytes - header_len;
-  uint64_t needed = dtype_size(dtype);
+  layout.shape = parse_shape(dict_value(header, "shape", path), path);
+  layout.data_offset = prelude_bytes + header_len;
+  // Checked before anything is allocated: a corrupt shape must not ask for more than the file
+  // holds (or overflow the byte count into a small buffer).
+  const size_t available = bytes.size() - layout.data_offset;
+  uint64_t needed = dtype_size(layout.dtype);
   bool overflow = false;
   bool empty = false;
-  for (int i = 0; i < shape.rank(); ++i) {
-    overflow = __builtin_mul_overflow(needed, static_cast<uint64_t>(shape[i]), &needed) || overflow;
-    empty = empty || shape[i] == 0;
+  for (int i = 0; i < layout.shape.rank(); ++i) {
+    overflow =
+        __builtin_mul_overflow(needed, static_cast<uint64_t>(layout.shape[i]), &needed) || overflow;
+    empty = empty || layout.shape[i] == 0;
   }
-  KILN_CHECK(empty || (!overflow && needed <= available), path, ": truncated .npy data: ", shape,
-             " ", dtype_name(dtype), " needs ", overflow ? "over 2^64" : std::to_string(needed),
-             " bytes, file has ", available);
+  KILN_CHECK(empty || (!overflow && needed <= available), path,
+             ": truncated .npy data: ", layout.shape, " ", dtype_name(layout.dtype), " needs ",
+             overflow ? "over 2^64" : std::to_string(needed), " bytes, file has ", available);
+  return layout;
+}
 
-  Tensor out = Tensor::empty(shape, dtype, Device::cpu());
-  in.read(static_cast<char*>(out.raw_data()), static_cast<std::streamsize>(out.nbytes()));
-  KILN_CHECK(static_cast<size_t>(in.gcount()) == out.nbytes(), path,
-             ": truncated .npy data: ", shape, " ", dtype_name(dtype), " needs ", out.nbytes(),
-             " bytes, file has ", in.gcount());
+void copy_npy_data(const char* from, DType dtype, Tensor& into) {
+  std::memcpy(into.raw_data(), from, into.nbytes());
   if (dtype == DType::boolean) {
     // Any nonzero byte is true in NumPy; a C++ bool must hold exactly 0 or 1.
-    auto* bytes = static_cast<uint8_t*>(out.raw_data());
-    for (int64_t i = 0; i < out.numel(); ++i) bytes[i] = bytes[i] != 0;
+    auto* bytes = static_cast<uint8_t*>(into.raw_data());
+    for (int64_t i = 0; i < into.numel(); ++i) bytes[i] = bytes[i] != 0;
   }
+}
+
+Tensor load_npy(const std::string& path) {
+  const MappedFile file(path);
+  const NpyLayout layout = parse_npy(file.bytes(), path);
+  Tensor out = Tensor::empty(layout.shape, layout.dtype, Device::cpu());
+  copy_npy_data(file.bytes().data() + layout.data_offset, layout.dtype, out);
   return out;
 }
 

@@ -16,6 +16,9 @@ class Adaptable {
   using Batches = std::function<std::optional<Tensor>()>;
 
   virtual ~Adaptable() = default;
+  // Whether the layer's state must come from adapt (a Normalization given no mean and variance):
+  // a run file adapts those before training.
+  virtual bool needs_adapt() const = 0;
   // Recomputes the state from every batch `next` gives (at least one).
   virtual void adapt(const Batches& next) = 0;
   // The same from one tensor, one batch.

@@ -32,6 +32,7 @@ class Normalization : public Layer, public Adaptable {
   std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) override;
   Config get_config() const override;
 
+  bool needs_adapt() const override { return !options_.mean.has_value(); }
   using Adaptable::adapt;
   // Keras's streaming combination of each batch's mean and variance, in float64. Builds the
   // layer from the first batch's shape when it is not built.

@@ -86,6 +86,8 @@ class Model : public layers::Layer {
   // The model's layers, in order (a functional model's include its InputLayers).
   virtual std::vector<layers::LayerPtr> layers() const;
   layers::LayerPtr get_layer(const std::string& name) const;
+  // A functional model's layer-call graph (null for a Sequential or a subclassed model).
+  const FunctionalGraph* functional_graph() const { return graph_.get(); }
   // Inputs' specs when known (functional, or a Sequential with an input shape); empty otherwise.
   virtual std::vector<TensorMeta> input_specs() const;
   // The input specs the model was declared with (an Input, input_shape), not those a Sequential

@@ -22,6 +22,8 @@ namespace {
 
 // An epoch that waits this fraction of its time for batches says so in the log.
 constexpr double kInputWaitWorthSaying = 0.1;
+// Epochs shorter than this lose too little to waiting to be worth a line.
+constexpr double kEpochSecondsWorthSaying = 1.0;
 
 // The callbacks of one fit / evaluate / predict, with the progress bar and the history added.
 struct CallbackList {
@@ -352,7 +354,7 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
     const std::chrono::duration<double> trained = std::chrono::steady_clock::now() - epoch_start;
     const double input_wait = trained.count() > 0 ? waited.count() / trained.count() : 0;
     history->input_wait.push_back(input_wait);
-    if (input_wait >= kInputWaitWorthSaying)
+    if (input_wait >= kInputWaitWorthSaying && trained.count() >= kEpochSecondsWorthSaying)
       log(LogLevel::info, "fit: epoch ", epoch + 1, " waited for input ",
           static_cast<int>(100 * input_wait), "% of its ", trained.count(),
           " s (the input pipeline is the bottleneck: prefetch, map's num_parallel_calls, cache)");

@@ -1,4 +1,6 @@
 // CPU kernels of the elementwise ops: the shared functors run through the vectorized loops.
+#include <algorithm>
+
 #include "kiln/framework/backends/cpu/convert_tensor.h"
 #include "kiln/framework/backends/cpu/cpu_kernels.h"
 #include "kiln/framework/backends/cpu/elementwise_loops.h"
@@ -52,6 +54,12 @@ void where_kernel(const KernelContext& c) {
     const int64_t sc = plan.inner_stride(0), sa = plan.inner_stride(1), sb = plan.inner_stride(2);
     parallel_for(c.output.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
       plan.for_each_row(begin, end, [&](int64_t pos, const std::array<int64_t, 3>& off, int64_t n) {
+        // A condition broadcast along the row (one choice per image of a batch) picks a whole
+        // row of one side.
+        if (sc == 0 && (pc[off[0]] ? sa : sb) == 1) {
+          std::copy_n(pc[off[0]] ? pa + off[1] : pb + off[2], n, po + pos);
+          return;
+        }
         for (int64_t i = 0; i < n; ++i)
           po[pos + i] = pc[off[0] + i * sc] ? pa[off[1] + i * sa] : pb[off[2] + i * sb];
       });

@@ -1,0 +1,115 @@
+// The .npy and .npz sources: one class over bytes that hold a .npy file (a mapping, or a member
+// read out of a zip archive), which it keeps alive.
+#include <zip.h>
+
+#include <filesystem>
+
+#include "kiln/datasets/arrays/array_source.h"
+#include "kiln/datasets/arrays/mapped_file.h"
+#include "kiln/datasets/npy_file.h"
+#include "kiln/framework/core/error.h"
+
+namespace kiln::datasets {
+namespace {
+
+class NpyBytes : public ArraySource {
+ public:
+  NpyBytes(std::shared_ptr<const void> owner, std::string_view bytes, std::string name)
+      : owner_(std::move(owner)), bytes_(bytes), name_(std::move(name)) {
+    layout_ = parse_npy(bytes_, name_);
+    KILN_CHECK(layout_.shape.rank() >= 1, name_, ": a scalar array has no rows");
+    row_shape_ =
+        Shape(std::vector<int64_t>(layout_.shape.dims().begin() + 1, layout_.shape.dims().end()));
+    row_bytes_ = static_cast<size_t>(row_shape_.numel()) * dtype_size(layout_.dtype);
+  }
+
+  int64_t rows() const override { return layout_.shape[0]; }
+  DType dtype() const override { return layout_.dtype; }
+  const Shape& row_shape() const override { return row_shape_; }
+  const std::string& name() const override { return name_; }
+
+  Tensor read(int64_t begin, int64_t count) const override {
+    KILN_CHECK(begin >= 0 && count >= 0 && begin + count <= rows(), name_, ": rows [", begin, ", ",
+               begin + count, ") of ", rows());
+    std::vector<int64_t> dims{count};
+    dims.insert(dims.end(), row_shape_.dims().begin(), row_shape_.dims().end());
+    Tensor out = Tensor::empty(Shape(dims), layout_.dtype, Device::cpu());
+    copy_npy_data(bytes_.data() + layout_.data_offset + static_cast<size_t>(begin) * row_bytes_,
+                  layout_.dtype, out);
+    return out;
+  }
+
+ private:
+  std::shared_ptr<const void> owner_;  // what holds bytes_
+  std::string_view bytes_;
+  std::string name_;
+  NpyLayout layout_;
+  Shape row_shape_;
+  size_t row_bytes_ = 0;
+};
+
+// A member's bytes, read whole (at most what the archive's directory says it holds).
+std::shared_ptr<const std::string> read_member(const std::string& path, const std::string& key) {
+  int error = 0;
+  std::unique_ptr<zip_t, int (*)(zip_t*)> archive(zip_open(path.c_str(), ZIP_RDONLY, &error),
+                                                  zip_close);
+  KILN_CHECK(archive != nullptr, "cannot open ", path, " as a .npz archive (zip error ", error,
+             ")");
+  const std::string member = key + ".npy";
+  const zip_int64_t index = zip_name_locate(archive.get(), member.c_str(), 0);
+  if (index < 0) {
+    std::string keys;
+    for (zip_int64_t i = 0; i < zip_get_num_entries(archive.get(), 0); ++i) {
+      std::string name = zip_get_name(archive.get(), static_cast<zip_uint64_t>(i), 0);
+      if (name.ends_with(".npy")) name.resize(name.size() - 4);
+      keys += (keys.empty() ? "" : ", ") + name;
+    }
+    throw Error(detail::concat(path, " has no array '", key, "' (it has: ", keys, ")"));
+  }
+  zip_stat_t stat;
+  zip_stat_init(&stat);
+  KILN_CHECK(zip_stat_index(archive.get(), static_cast<zip_uint64_t>(index), 0, &stat) == 0 &&
+                 (stat.valid & ZIP_STAT_SIZE),
+             path, ": cannot read the size of ", member);
+  std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
+      zip_fopen_index(archive.get(), static_cast<zip_uint64_t>(index), 0), zip_fclose);
+  KILN_CHECK(file != nullptr, path, ": cannot open ", member, ": ", zip_strerror(archive.get()));
+  auto bytes = std::make_shared<std::string>(static_cast<size_t>(stat.size), '\0');
+  const zip_int64_t got = zip_fread(file.get(), bytes->data(), stat.size);
+  KILN_CHECK(got == static_cast<zip_int64_t>(stat.size), path, ": ", member, " is damaged (", got,
+             " of ", stat.size, " bytes read)");
+  return bytes;
+}
+
+}  // namespace
+
+ArraySourcePtr open_npy(const std::string& path) {
+  auto file = std::make_shared<const MappedFile>(path);
+  const std::string_view bytes = file->bytes();
+  return std::make_shared<NpyBytes>(std::move(file), bytes, path);
+}
+
+ArraySourcePtr open_npz(const std::string& path, const std::string& key) {
+  KILN_CHECK(std::filesystem::exists(path), "no .npz file at ", path);
+  std::shared_ptr<const std::string> bytes = read_member(path, key);
+  const std::string_view view = *bytes;
+  return std::make_shared<NpyBytes>(std::move(bytes), view, path + ":" + key);
+}
+
+ArraySourcePtr open_array(const std::string& reference) {
+  const size_t colon = reference.find(':');
+  const std::string path = reference.substr(0, colon);
+  const std::string key = colon == std::string::npos ? "" : reference.substr(colon + 1);
+  const std::string extension = std::filesystem::path(path).extension().string();
+  if (extension == ".npy") {
+    KILN_CHECK(key.empty(), reference, ": a .npy file holds one array; name no member");
+    return open_npy(path);
+  }
+  KILN_CHECK(!key.empty(), reference, ": name the array in the file, as file", extension, ":name");
+  if (extension == ".npz") return open_npz(path, key);
+  if (extension == ".h5" || extension == ".hdf5") return open_hdf5(path, key);
+  throw Error(detail::concat(reference, ": unknown array file type '", extension,
+                             "' (.npy, .npz, .h5 or .hdf5)"));
+}
+
+}  // namespace kiln::datasets
