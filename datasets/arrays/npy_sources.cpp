@@ -2,6 +2,7 @@
 // read out of a zip archive), which it keeps alive.
 #include <zip.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "kiln/datasets/arrays/array_source.h"
@@ -74,10 +75,17 @@ std::shared_ptr<const std::string> read_member(const std::string& path, const st
   std::unique_ptr<zip_file_t, int (*)(zip_file_t*)> file(
       zip_fopen_index(archive.get(), static_cast<zip_uint64_t>(index), 0), zip_fclose);
   KILN_CHECK(file != nullptr, path, ": cannot open ", member, ": ", zip_strerror(archive.get()));
-  auto bytes = std::make_shared<std::string>(static_cast<size_t>(stat.size), '\0');
-  const zip_int64_t got = zip_fread(file.get(), bytes->data(), stat.size);
-  KILN_CHECK(got == static_cast<zip_int64_t>(stat.size), path, ": ", member, " is damaged (", got,
-             " of ", stat.size, " bytes read)");
+  // Read as it comes, up to the size the directory gives: a directory that lies about the
+  // size cannot make kiln allocate more than the member really holds.
+  auto bytes = std::make_shared<std::string>();
+  constexpr zip_uint64_t kChunk = zip_uint64_t{1} << 20;
+  while (bytes->size() < stat.size) {
+    const size_t at = bytes->size();
+    bytes->resize(at + static_cast<size_t>(std::min(kChunk, stat.size - at)));
+    const zip_int64_t got = zip_fread(file.get(), bytes->data() + at, bytes->size() - at);
+    KILN_CHECK(got > 0, path, ": ", member, " is damaged (", at, " of ", stat.size, " bytes read)");
+    bytes->resize(at + static_cast<size_t>(got));
+  }
   return bytes;
 }
 

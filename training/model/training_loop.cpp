@@ -354,10 +354,16 @@ History Model::fit(const datasets::Dataset& data, FitOptions options) {
     const std::chrono::duration<double> trained = std::chrono::steady_clock::now() - epoch_start;
     const double input_wait = trained.count() > 0 ? waited.count() / trained.count() : 0;
     history->input_wait.push_back(input_wait);
-    if (input_wait >= kInputWaitWorthSaying && trained.count() >= kEpochSecondsWorthSaying)
-      log(LogLevel::info, "fit: epoch ", epoch + 1, " waited for input ",
-          static_cast<int>(100 * input_wait), "% of its ", trained.count(),
-          " s (the input pipeline is the bottleneck: prefetch, map's num_parallel_calls, cache)");
+    // Said at info level when it is worth acting on, at debug level (KILN_LOG_LEVEL=debug)
+    // always.
+    const bool worth_saying =
+        input_wait >= kInputWaitWorthSaying && trained.count() >= kEpochSecondsWorthSaying;
+    log(worth_saying ? LogLevel::info : LogLevel::debug, "fit: epoch ", epoch + 1,
+        " waited for input ", static_cast<int>(100 * input_wait), "% of its ", trained.count(),
+        " s",
+        worth_saying
+            ? " (the input pipeline is the bottleneck: prefetch, map's num_parallel_calls, cache)"
+            : "");
     epoch_logs = results.empty() ? Logs{} : t.logs_from(results);
     if (options.validation_dataset && (epoch + 1) % options.validation_freq == 0) {
       // Validation runs through the fit's callbacks, so the bar knows to stay quiet.

@@ -9,6 +9,9 @@
 namespace kiln::cpu {
 namespace {
 
+// Rows this short are copied element by element rather than through a memcpy call.
+constexpr int64_t kShortRow = 8;
+
 // Adjacent axes that step through both views as one (the outer stride is the inner one times the
 // inner size, in each view) merged into one axis: fewer, longer rows.
 void merge_axes(std::vector<int64_t>& dims, std::vector<int64_t>& dst, std::vector<int64_t>& src) {
@@ -60,7 +63,9 @@ void copy_rows(const StridedView& dst_view, const StridedView& src_view,
     for (int64_t row = begin; row < end; ++row) {
       E* d = static_cast<E*>(dst_view.base) + doff;
       const E* s = static_cast<const E*>(src_view.base) + soff;
-      if (ds == 1 && ss == 1) {
+      if (ds == 1 && ss == 1 && inner <= kShortRow) {
+        for (int64_t i = 0; i < inner; ++i) d[i] = s[i];  // a pixel's channels: no call
+      } else if (ds == 1 && ss == 1) {
         std::memcpy(d, s, static_cast<size_t>(inner) * sizeof(E));
       } else if (ss == 0) {
         const E v = *s;
