@@ -14,8 +14,8 @@ pkg_check_modules(KILN_ZIP REQUIRED IMPORTED_TARGET libzip)
 # (ISA-L's crc32_iscsi) (training/tensorboard/).
 find_package(Protobuf REQUIRED)
 pkg_check_modules(KILN_ISAL REQUIRED IMPORTED_TARGET libisal)
-# Image files (datasets/image/): libjpeg-turbo, libpng, libwebp and giflib.
-pkg_check_modules(KILN_IMAGE_CODECS REQUIRED IMPORTED_TARGET libjpeg libpng libwebp libgif)
+# Image files (datasets/image/): libjpeg-turbo, libpng, libwebp, giflib and stb_image (BMP).
+pkg_check_modules(KILN_IMAGE_CODECS REQUIRED IMPORTED_TARGET libjpeg libpng libwebp libgif stb)
 find_package(yaml-cpp REQUIRED CONFIG)
 # JSON (.keras configs, checkpoint attributes): RapidJSON reads Python's NaN and Infinity.
 find_package(RapidJSON REQUIRED CONFIG)

@@ -6,6 +6,7 @@
 // clang-format on
 #include <gif_lib.h>
 #include <png.h>
+#include <stb_image.h>
 #include <webp/decode.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <memory>
 #include <vector>
 
 #include "kiln/framework/core/error.h"
@@ -227,6 +230,27 @@ Tensor decode_gif(std::span<const uint8_t> bytes, int channels, const std::strin
   return with_channels(out, channels);
 }
 
+// stb_image's BMP reader (stb is the library Debian ships for it): the image's own channels,
+// RGB or RGBA (palettes expanded), its size checked before anything is decoded.
+Tensor decode_bmp(std::span<const uint8_t> bytes, int channels, const std::string& where) {
+  KILN_CHECK(bytes.size() <= static_cast<size_t>(std::numeric_limits<int>::max()), where,
+             ": a BMP file too large to read");
+  const int length = static_cast<int>(bytes.size());
+  int width = 0, height = 0, native = 0;
+  KILN_CHECK(stbi_info_from_memory(bytes.data(), length, &width, &height, &native) == 1, where,
+             ": bad BMP: ", stbi_failure_reason());
+  check_size(height, width, where);
+  const int decoded = native == 4 || native == 2 ? 4 : 3;
+  std::unique_ptr<stbi_uc, void (*)(void*)> pixels_of(
+      stbi_load_from_memory(bytes.data(), length, &width, &height, &native, decoded),
+      stbi_image_free);
+  KILN_CHECK(pixels_of != nullptr, where, ": bad BMP: ", stbi_failure_reason());
+  Tensor out = pixels(height, width, decoded);
+  std::memcpy(out.data<uint8_t>(), pixels_of.get(),
+              static_cast<size_t>(width) * static_cast<size_t>(height) * decoded);
+  return with_channels(out, channels);
+}
+
 }  // namespace
 
 ImageFormat sniff_image_format(std::span<const uint8_t> bytes) {
@@ -255,11 +279,11 @@ Tensor decode_image(std::span<const uint8_t> bytes, int channels, const std::str
     case ImageFormat::webp:
       return decode_webp(bytes, channels, where);
     case ImageFormat::bmp:
-      throw Error(detail::concat(where, ": a BMP image, which kiln does not decode yet"));
+      return decode_bmp(bytes, channels, where);
     case ImageFormat::unknown:
       break;
   }
-  throw Error(detail::concat(where, ": not an image kiln reads (JPEG, PNG, GIF or WebP)"));
+  throw Error(detail::concat(where, ": not an image kiln reads (JPEG, PNG, GIF, WebP or BMP)"));
 }
 
 Tensor read_image(const std::string& path, int channels) {

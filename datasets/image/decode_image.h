@@ -1,8 +1,9 @@
 #pragma once
 // Image files as pixels, with the library made for each format: JPEG (libjpeg-turbo), PNG
-// (libpng), GIF (giflib, the first frame) and WebP (libwebp). The format comes from the bytes,
-// not the file's name. A file that is no image of these, or a damaged one, is an error naming
-// `where` (the file) and what the decoder said; decoders never read past the bytes given.
+// (libpng), GIF (giflib, the first frame), WebP (libwebp) and BMP (stb_image). The format comes
+// from the bytes, not the file's name. A file that is no image of these, or a damaged one, is an
+// error naming `where` (the file) and what the decoder said; decoders never read past the bytes
+// given.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,7 +12,7 @@
 
 namespace kiln::datasets {
 
-enum class ImageFormat { jpeg, png, gif, webp, bmp, unknown };  // bmp: recognized, not decoded
+enum class ImageFormat { jpeg, png, gif, webp, bmp, unknown };
 
 // What the first bytes say the image is.
 ImageFormat sniff_image_format(std::span<const uint8_t> bytes);

@@ -9,8 +9,7 @@
 //   aspect ratio if asked, and resized to image_size (resize_image.h): float32 [h, w, c] in
 //   [0, 255].
 // Files are recognized by extension, as Keras does (.bmp, .gif, .jpeg, .jpg, .png, any case),
-// and kiln adds .webp. BMP files are listed, so the order matches Keras's, but kiln does not
-// decode them yet: with skip_bad_files they are passed over.
+// and kiln adds .webp.
 #include <atomic>
 #include <cstdint>
 #include <memory>

@@ -40,6 +40,9 @@ def write_fixtures():
     Image.fromarray(pattern(16, 16, 3)).save(DATA / "rgb.jpg", quality=90)
     Image.fromarray(pattern(16, 16, 1)[:, :, 0]).save(DATA / "gray.jpg", quality=90)
     Image.fromarray(rgb).save(DATA / "rgb.webp", lossless=True)
+    Image.fromarray(rgb).save(DATA / "rgb.bmp")
+    Image.fromarray(pattern(5, 6, 4)).save(DATA / "rgba.bmp")
+    Image.fromarray(rgb).quantize(colors=16).save(DATA / "palette.bmp")
     first = Image.fromarray(pattern(9, 7, 3)).quantize(colors=32)
     second = Image.fromarray(pattern(9, 7, 3)[::-1].copy()).quantize(colors=32)
     first.save(DATA / "frames.gif", save_all=True, append_images=[second], interlace=True)
@@ -95,6 +98,16 @@ def decode_goldens():
             if path.name == "palette.png" and channels == 4:
                 # TensorFlow fills the alpha of a 4-bit palette with 15 (its 0xff filler cut to
                 # the palette's depth); kiln makes it opaque (255), as for any image without alpha.
+                continue
+            if path.name == "palette.bmp":
+                # TensorFlow reads an 8-bit BMP's palette indices as gray levels, ignoring its
+                # color table; kiln gives the colors, as Pillow does.
+                if channels == 1:
+                    continue
+                image = np.asarray(Image.open(path).convert("RGB" if channels == 3 else "RGBA"))
+                h, w, c = image.shape
+                rows.append(f'    {{"{path.name}", {channels}, {h}, {w}, '
+                            f'{c_list(image.reshape(-1), str)}}},')
                 continue
             try:
                 image = tf.io.decode_image(path.read_bytes(), channels=channels,

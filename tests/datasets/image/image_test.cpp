@@ -53,7 +53,7 @@ TEST(DecodeImage, TheFormatComesFromTheBytes) {
 
 TEST(DecodeImage, DamagedOrForeignFilesAreRefusedNamingTheFile) {
   EXPECT_THAT(error_of([] { (void)read_image(fixture("not_an_image.jpg"), 3); }),
-              HasSubstr("not_an_image.jpg: not an image kiln reads (JPEG, PNG, GIF or WebP)"));
+              HasSubstr("not_an_image.jpg: not an image kiln reads (JPEG, PNG, GIF, WebP or BMP)"));
   EXPECT_THAT(error_of([] { (void)read_image(fixture("truncated.jpg"), 3); }),
               HasSubstr("truncated.jpg: bad JPEG: "));
   std::ifstream in(fixture("rgb.png"), std::ios::binary);
@@ -61,6 +61,12 @@ TEST(DecodeImage, DamagedOrForeignFilesAreRefusedNamingTheFile) {
   png.resize(png.size() - 20);
   EXPECT_THAT(error_of([&] { (void)decode_image(png, 3, "cut.png"); }),
               HasSubstr("cut.png: bad PNG: "));
+  std::ifstream bmp_in(fixture("rgb.bmp"), std::ios::binary);
+  std::vector<uint8_t> bmp((std::istreambuf_iterator<char>(bmp_in)),
+                           std::istreambuf_iterator<char>());
+  bmp.resize(40);  // the headers' start: no pixels
+  EXPECT_THAT(error_of([&] { (void)decode_image(bmp, 3, "cut.bmp"); }),
+              HasSubstr("cut.bmp: bad BMP: "));
   EXPECT_THAT(error_of([] { (void)read_image(fixture("rgb.png"), 2); }),
               HasSubstr("images decode to 1, 3 or 4 channels, not 2"));
   EXPECT_THAT(error_of([] { (void)read_image(fixture("missing.png"), 3); }),
