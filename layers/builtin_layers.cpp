@@ -22,6 +22,9 @@
 #include "kiln/layers/preprocessing/random_contrast.h"
 #include "kiln/layers/preprocessing/random_crop.h"
 #include "kiln/layers/preprocessing/random_flip.h"
+#include "kiln/layers/preprocessing/random_rotation.h"
+#include "kiln/layers/preprocessing/random_translation.h"
+#include "kiln/layers/preprocessing/random_zoom.h"
 #include "kiln/layers/preprocessing/rescaling.h"
 #include "kiln/layers/preprocessing/resizing.h"
 #include "kiln/layers/recurrent/bidirectional.h"
@@ -76,6 +79,9 @@ builtin_layer_factories() {
       {"RandomContrast", RandomContrast::from_config},
       {"RandomCrop", RandomCrop::from_config},
       {"RandomFlip", RandomFlip::from_config},
+      {"RandomRotation", RandomRotation::from_config},
+      {"RandomTranslation", RandomTranslation::from_config},
+      {"RandomZoom", RandomZoom::from_config},
       {"RepeatVector", RepeatVector::from_config},
       {"Rescaling", Rescaling::from_config},
       {"Reshape", Reshape::from_config},

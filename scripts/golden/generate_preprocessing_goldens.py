@@ -21,7 +21,9 @@ rng = np.random.default_rng(34)
 
 
 def cases():
-    """(name, layer, input shape, batches to adapt on: shapes, or None)."""
+    """(name, layer, input shape, batches to adapt on: shapes, or None); a name ending in
+    _training is called in training (the random affine layers, with ranges of one value, so
+    that every draw is the same)."""
     L = keras.layers
     image = (2, 5, 7, 3)
     resizes = []
@@ -56,6 +58,22 @@ def cases():
         ("RandomFlip_inference", L.RandomFlip(seed=1), image, None),
         ("RandomContrast_inference", L.RandomContrast(0.4, seed=1), image, None),
         ("RandomBrightness_inference", L.RandomBrightness(0.2, seed=1), image, None),
+        ("RandomRotation_reflect_training", L.RandomRotation((0.1, 0.1)), image, None),
+        ("RandomRotation_wrap_training", L.RandomRotation((-0.15, -0.15), fill_mode="wrap"),
+         image, None),
+        ("RandomRotation_constant_nearest_training",
+         L.RandomRotation((0.2, 0.2), fill_mode="constant", fill_value=7.0,
+                          interpolation="nearest"), image, None),
+        ("RandomTranslation_reflect_training", L.RandomTranslation((0.3, 0.3), (-0.4, -0.4)),
+         image, None),
+        ("RandomTranslation_nearest_training",
+         L.RandomTranslation((-0.2, -0.2), (0.25, 0.25), fill_mode="nearest"), image, None),
+        ("RandomZoom_in_wrap_training", L.RandomZoom((-0.3, -0.3), fill_mode="wrap"), image,
+         None),
+        ("RandomZoom_out_constant_nearest_training",
+         L.RandomZoom((0.5, 0.5), (0.2, 0.2), fill_mode="constant", interpolation="nearest"),
+         image, None),
+        ("RandomRotation_inference", L.RandomRotation(0.3, seed=2), image, None),
     ]
 
 
@@ -79,7 +97,7 @@ def main():
             layer.adapt(tf.data.Dataset.from_generator(
                 lambda: iter(batches),
                 output_signature=tf.TensorSpec((None,) + batches[0].shape[1:], tf.float32)))
-        out = np.asarray(layer(x, training=False))
+        out = np.asarray(layer(x, training=name.endswith("_training")))
         config = {"class_name": layer.__class__.__name__, "config": layer.get_config()}
         weights = [w.numpy() for w in layer.weights]
         lines.append(

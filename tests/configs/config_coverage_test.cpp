@@ -203,6 +203,7 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"loss_scale_factor", Config(128.0)},
       {"mean", Config(2.0)},  // Normalization's, refused alone: it needs variance too
       {"variance", Config(4.0)},
+      {"width_factor", Config(0.25)},  // RandomZoom's: null is the height's zoom
   };
   if (current.is_null()) {
     const auto it = off.find(key);
@@ -328,6 +329,9 @@ Config layer_requirements(const std::string& class_name) {
       {"RandomBrightness", R"({"factor": 0.2})"},
       {"RandomContrast", R"({"factor": 0.2})"},
       {"RandomCrop", R"({"height": 2, "width": 3})"},
+      {"RandomRotation", R"({"factor": 0.2})"},
+      {"RandomTranslation", R"({"height_factor": 0.2, "width_factor": 0.1})"},
+      {"RandomZoom", R"({"height_factor": 0.2})"},
       {"RepeatVector", R"({"n": 3})"},
       {"Reshape", R"({"target_shape": [2, 2]})"},
       {"Resizing", R"({"height": 2, "width": 3})"},

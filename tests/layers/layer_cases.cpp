@@ -23,6 +23,9 @@
 #include "kiln/layers/preprocessing/random_contrast.h"
 #include "kiln/layers/preprocessing/random_crop.h"
 #include "kiln/layers/preprocessing/random_flip.h"
+#include "kiln/layers/preprocessing/random_rotation.h"
+#include "kiln/layers/preprocessing/random_translation.h"
+#include "kiln/layers/preprocessing/random_zoom.h"
 #include "kiln/layers/preprocessing/rescaling.h"
 #include "kiln/layers/preprocessing/resizing.h"
 #include "kiln/layers/recurrent/bidirectional.h"
@@ -111,6 +114,28 @@ std::vector<LayerCase> all_cases() {
        true},
       {"RandomBrightness",
        make<RandomBrightness>(0.3, RandomBrightnessOptions{.value_range = {-2, 2}, .seed = 8}),
+       {image},
+       0,
+       0,
+       true},
+      {"RandomRotation",
+       make<RandomRotation>(0.2, RandomAffineOptions{.seed = 10}),
+       {image},
+       0,
+       0,
+       true},
+      {"RandomTranslation_constant_nearest",
+       make<RandomTranslation>(
+           Config(0.3), Config(std::vector<double>{-0.2, 0.4}),
+           RandomAffineOptions{
+               .fill_mode = "constant", .interpolation = "nearest", .seed = 11, .fill_value = 1.5}),
+       {image},
+       0,
+       0,
+       true},
+      {"RandomZoom_wrap",
+       make<RandomZoom>(Config(0.4), Config(),
+                        RandomAffineOptions{.fill_mode = "wrap", .seed = 12}),
        {image},
        0,
        0,

@@ -9,6 +9,9 @@
 #include "kiln/layers/preprocessing/random_contrast.h"
 #include "kiln/layers/preprocessing/random_crop.h"
 #include "kiln/layers/preprocessing/random_flip.h"
+#include "kiln/layers/preprocessing/random_rotation.h"
+#include "kiln/layers/preprocessing/random_translation.h"
+#include "kiln/layers/preprocessing/random_zoom.h"
 #include "kiln/layers/reshaping/flatten.h"
 #include "kiln/optimizers/registry.h"
 #include "kiln/training/model/sequential.h"
@@ -22,9 +25,12 @@ using layers::Input;
 
 TEST(RandomImageLayers, TrainInsideOneTraceDrawingAfreshEachStep) {
   random::set_seed(6);
-  Sequential model({Input({5, 6, 2}), layers::RandomFlip({.seed = 1}),
-                    layers::RandomCrop(4, 4, {.seed = 2}), layers::RandomContrast(0.3, {.seed = 3}),
-                    layers::RandomBrightness(0.2, {.seed = 4}), layers::Flatten(), Dense(1)});
+  Sequential model(
+      {Input({5, 6, 2}), layers::RandomFlip({.seed = 1}), layers::RandomCrop(4, 4, {.seed = 2}),
+       layers::RandomContrast(0.3, {.seed = 3}), layers::RandomBrightness(0.2, {.seed = 4}),
+       layers::RandomRotation(0.1, {.seed = 5}),
+       layers::RandomTranslation(Config(0.1), Config(0.2), {.seed = 6}),
+       layers::RandomZoom(Config(0.2), Config(), {.seed = 7}), layers::Flatten(), Dense(1)});
   model.compile({.optimizer = optimizers::get("sgd"), .loss = "mse"});
   model.trainer().optimizer().set_learning_rate(0.0);
   const Tensor x = random::uniform({8, 5, 6, 2}, 0, 255);
