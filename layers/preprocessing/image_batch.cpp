@@ -1,6 +1,7 @@
 #include "kiln/layers/preprocessing/image_batch.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "kiln/framework/core/error.h"
@@ -68,6 +69,19 @@ std::pair<double, double> read_factor(const Config& factor, std::pair<double, do
     lower = std::max(-upper, bounds.first);
   }
   return {lower, upper};
+}
+
+std::string seed_name_of(std::string_view class_name) {
+  std::string name;
+  for (const char c : class_name) {
+    if (std::isupper(static_cast<unsigned char>(c)) != 0) {
+      if (!name.empty()) name += '_';
+      name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      name += c;
+    }
+  }
+  return name + "_seed";
 }
 
 void check_value_range(std::vector<double>& value_range, std::string_view layer) {

@@ -63,6 +63,9 @@ ConfigField<Arguments> factor_field(std::pair<double, double> bounds, std::strin
       });
 }
 
+// A random layer's seed variable's name: "random_flip_seed" for RandomFlip.
+std::string seed_name_of(std::string_view class_name);
+
 // Keras's value_range: [low, high], put in order; anything else is refused naming the layer.
 void check_value_range(std::vector<double>& value_range, std::string_view layer);
 

@@ -13,7 +13,7 @@ namespace kiln::layers {
 RandomAffine::RandomAffine(RandomAffineOptions options, const std::string& class_name)
     : Layer(options.layer_args()),
       options_(std::move(options)),
-      seed_generator_(options_.seed, class_name + "_seed"),
+      seed_generator_(options_.seed, seed_name_of(class_name)),
       class_name_(class_name) {
   track_random_state(seed_generator_.state());
   (void)parse_fill_mode(options_.fill_mode, class_name_);
@@ -44,6 +44,44 @@ const FieldTable<RandomAffineOptions>& random_affine_fields() {
       field("fill_value", &Options::fill_value), field("interpolation", &Options::interpolation),
       field("seed", &Options::seed)};
   return table;
+}
+
+RandomAffineByAxis::RandomAffineByAxis(Config height_factor, Config width_factor,
+                                       RandomAffineOptions options, const std::string& class_name,
+                                       bool width_optional)
+    : RandomAffine(std::move(options), class_name),
+      height_factor_(std::move(height_factor)),
+      width_factor_(std::move(width_factor)),
+      height_(affine_factor(height_factor_, "height_factor", class_name)),
+      width_(width_optional && width_factor_.is_null()
+                 ? height_
+                 : affine_factor(width_factor_, "width_factor", class_name)),
+      width_optional_(width_optional) {}
+
+namespace {
+
+FieldTable<RandomAffineByAxis::Arguments> by_axis_fields(bool width_optional) {
+  using A = RandomAffineByAxis::Arguments;
+  const auto as_given = [](const Config& c) { return c; };
+  ConfigField<A> width = field("width_factor", &A::width_factor, as_given, as_given);
+  return with_options<A>({required(field("height_factor", &A::height_factor, as_given, as_given)),
+                          width_optional ? nullable(width) : required(width)},
+                         random_affine_fields());
+}
+
+}  // namespace
+
+Config RandomAffineByAxis::get_config() const {
+  Arguments a{options_};
+  a.height_factor = height_factor_;
+  a.width_factor = width_factor_;
+  return write_fields(a, by_axis_fields(width_optional_), Layer::get_config());
+}
+
+RandomAffineByAxis::Arguments RandomAffineByAxis::read_arguments(const Config& config,
+                                                                 const std::string& class_name,
+                                                                 bool width_optional) {
+  return read_layer_fields(config, by_axis_fields(width_optional), class_name);
 }
 
 std::pair<double, double> affine_factor(const Config& factor, std::string_view key,

@@ -41,6 +41,29 @@ class RandomAffine : public Layer {
   std::string class_name_;
 };
 
+// RandomTranslation's and RandomZoom's arguments: a factor per axis, each a number f ([-f, f])
+// or a pair [lower, upper] within [-1, 1], kept as given for the config; width_factor may be
+// null where `width_optional` (RandomZoom: the height's draw serves both).
+class RandomAffineByAxis : public RandomAffine {
+ public:
+  struct Arguments : RandomAffineOptions {
+    Config height_factor, width_factor;
+  };
+  Config get_config() const override;
+
+ protected:
+  RandomAffineByAxis(Config height_factor, Config width_factor, RandomAffineOptions options,
+                     const std::string& class_name, bool width_optional);
+  static Arguments read_arguments(const Config& config, const std::string& class_name,
+                                  bool width_optional);
+
+  Config height_factor_, width_factor_;
+  std::pair<double, double> height_, width_;  // width_: height_'s when width_factor_ is null
+
+ private:
+  bool width_optional_;
+};
+
 // The options' keys (with Keras's data_format), for the subclasses' tables.
 const FieldTable<RandomAffineOptions>& random_affine_fields();
 

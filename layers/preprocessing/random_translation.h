@@ -7,21 +7,16 @@
 
 namespace kiln::layers {
 
-class RandomTranslation : public RandomAffine {
+class RandomTranslation : public RandomAffineByAxis {
   KILN_LAYER_CLASS(RandomTranslation)
 
  public:
-  // The factors as Keras takes them: a number or a pair (kept as given, for the config).
+  // The factors as Keras takes them: a number or a pair.
   RandomTranslation(Config height_factor, Config width_factor, RandomAffineOptions options = {});
   static LayerPtr from_config(const Config& config);
-  Config get_config() const override;
 
  protected:
   Tensor draw_transforms(const Tensor& images) override;
-
- private:
-  Config height_factor_, width_factor_;
-  std::pair<double, double> height_, width_;
 };
 
 }  // namespace kiln::layers

@@ -7,7 +7,7 @@
 
 namespace kiln::layers {
 
-class RandomZoom : public RandomAffine {
+class RandomZoom : public RandomAffineByAxis {
   KILN_LAYER_CLASS(RandomZoom)
 
  public:
@@ -15,14 +15,9 @@ class RandomZoom : public RandomAffine {
   explicit RandomZoom(Config height_factor, Config width_factor = Config(),
                       RandomAffineOptions options = {});
   static LayerPtr from_config(const Config& config);
-  Config get_config() const override;
 
  protected:
   Tensor draw_transforms(const Tensor& images) override;
-
- private:
-  Config height_factor_, width_factor_;
-  std::pair<double, double> height_, width_;
 };
 
 }  // namespace kiln::layers
