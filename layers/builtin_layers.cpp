@@ -16,7 +16,9 @@
 #include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/preprocessing/category_encoding.h"
 #include "kiln/layers/preprocessing/center_crop.h"
+#include "kiln/layers/preprocessing/discretization.h"
 #include "kiln/layers/preprocessing/normalization.h"
 #include "kiln/layers/preprocessing/random_brightness.h"
 #include "kiln/layers/preprocessing/random_contrast.h"
@@ -49,12 +51,14 @@ builtin_layer_factories() {
       {"AveragePooling2D", AveragePooling2D::from_config},
       {"BatchNormalization", BatchNormalization::from_config},
       {"Bidirectional", Bidirectional::from_config},
+      {"CategoryEncoding", CategoryEncoding::from_config},
       {"CenterCrop", CenterCrop::from_config},
       {"Concatenate", Concatenate::from_config},
       {"Conv1D", Conv1D::from_config},
       {"Conv2D", Conv2D::from_config},
       {"Dense", Dense::from_config},
       {"DepthwiseConv2D", DepthwiseConv2D::from_config},
+      {"Discretization", Discretization::from_config},
       {"Dropout", Dropout::from_config},
       {"Embedding", Embedding::from_config},
       {"Flatten", Flatten::from_config},

@@ -23,7 +23,7 @@ rng = np.random.default_rng(34)
 def cases():
     """(name, layer, input shape, batches to adapt on: shapes, or None); a name ending in
     _training is called in training (the random affine layers, with ranges of one value, so
-    that every draw is the same)."""
+    that every draw is the same); one ending in _tokens gets integer token ids."""
     L = keras.layers
     image = (2, 5, 7, 3)
     resizes = []
@@ -74,6 +74,26 @@ def cases():
          L.RandomZoom((0.5, 0.5), (0.2, 0.2), fill_mode="constant", interpolation="nearest"),
          image, None),
         ("RandomRotation_inference", L.RandomRotation(0.3, seed=2), image, None),
+        # Integer tokens (the input's values are token ids below 5).
+        ("CategoryEncoding_multi_hot_tokens", L.CategoryEncoding(5), (4, 3), None),
+        ("CategoryEncoding_count_tokens", L.CategoryEncoding(5, output_mode="count"), (4, 3),
+         None),
+        ("CategoryEncoding_count_1d_tokens", L.CategoryEncoding(5, output_mode="count"), (6,),
+         None),
+        ("CategoryEncoding_one_hot_tokens", L.CategoryEncoding(5, output_mode="one_hot"),
+         (4, 3), None),
+        ("CategoryEncoding_one_hot_last_axis_1_tokens",
+         L.CategoryEncoding(5, output_mode="one_hot"), (4, 1), None),
+        ("Discretization_int", L.Discretization(bin_boundaries=[50.0, 100.0, 200.0]), (3, 4),
+         None),
+        ("Discretization_one_hot",
+         L.Discretization(bin_boundaries=[-1.0, 120.0], output_mode="one_hot"), (5,), None),
+        ("Discretization_multi_hot",
+         L.Discretization(bin_boundaries=[64.0, 128.0, 192.0], output_mode="multi_hot"), (3, 4),
+         None),
+        ("Discretization_count",
+         L.Discretization(bin_boundaries=[64.0, 128.0, 192.0], output_mode="count"), (3, 4),
+         None),
     ]
 
 
@@ -91,7 +111,10 @@ def main():
              "// clang-format off",
              "const std::vector<PreprocessingGolden> kPreprocessingGoldens = {"]
     for name, layer, in_shape, adapt_shapes in cases():
-        x = rng.uniform(0, 255, in_shape).astype(np.float32)
+        if name.endswith("_tokens"):
+            x = rng.integers(0, 5, in_shape).astype(np.int32)
+        else:
+            x = rng.uniform(0, 255, in_shape).astype(np.float32)
         batches = [rng.uniform(-3, 5, s).astype(np.float32) for s in adapt_shapes or []]
         if batches:
             layer.adapt(tf.data.Dataset.from_generator(

@@ -144,6 +144,7 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"fill_mode", {"reflect", "constant"}},
       {"curve", {"PR", "ROC"}},
       {"summation_method", {"majoring", "interpolation"}},
+      {"output_mode", {"one_hot", "count"}},
   };
   if (current.is_string() || current.is_null()) {
     const auto it = strings.find(key);
@@ -203,7 +204,8 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"loss_scale_factor", Config(128.0)},
       {"mean", Config(2.0)},  // Normalization's, refused alone: it needs variance too
       {"variance", Config(4.0)},
-      {"width_factor", Config(0.25)},  // RandomZoom's: null is the height's zoom
+      {"width_factor", Config(0.25)},
+      {"num_bins", Config(int64_t{4})},  // Discretization's adapt, refused  // RandomZoom's: null is the height's zoom
   };
   if (current.is_null()) {
     const auto it = off.find(key);
@@ -312,10 +314,12 @@ Config layer_requirements(const std::string& class_name) {
   static const std::map<std::string, std::string> required{
       {"Activation", R"({"activation": "relu"})"},
       {"Bidirectional", R"({"layer": {"class_name": "LSTM", "config": {"units": 2}}})"},
+      {"CategoryEncoding", R"({"num_tokens": 4})"},
       {"CenterCrop", R"({"height": 2, "width": 3})"},
       {"Conv1D", R"({"filters": 2, "kernel_size": 3})"},
       {"Conv2D", R"({"filters": 2, "kernel_size": 3})"},
       {"Dense", R"({"units": 2})"},
+      {"Discretization", R"({"bin_boundaries": [0.0, 1.0]})"},
       {"DepthwiseConv2D", R"({"kernel_size": 3})"},
       {"Dropout", R"({"rate": 0.5})"},
       {"Embedding", R"({"input_dim": 5, "output_dim": 3})"},

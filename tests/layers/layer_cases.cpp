@@ -17,7 +17,9 @@
 #include "kiln/layers/normalization/layer_normalization.h"
 #include "kiln/layers/pooling/global_pooling.h"
 #include "kiln/layers/pooling/pooling.h"
+#include "kiln/layers/preprocessing/category_encoding.h"
 #include "kiln/layers/preprocessing/center_crop.h"
+#include "kiln/layers/preprocessing/discretization.h"
 #include "kiln/layers/preprocessing/normalization.h"
 #include "kiln/layers/preprocessing/random_brightness.h"
 #include "kiln/layers/preprocessing/random_contrast.h"
@@ -140,6 +142,16 @@ std::vector<LayerCase> all_cases() {
        0,
        0,
        true},
+      {"CategoryEncoding_count",
+       make<CategoryEncoding>(int64_t{6}, CategoryEncodingOptions{.output_mode = "count"}),
+       {{{4}, DType::i32, 6}}},
+      {"CategoryEncoding_one_hot",
+       make<CategoryEncoding>(int64_t{6}, CategoryEncodingOptions{.output_mode = "one_hot"}),
+       {{{3}, DType::i64, 6}}},
+      {"Discretization_multi_hot",
+       make<Discretization>(std::vector<double>{0.5, 1.5, 2.5},
+                            DiscretizationOptions{.output_mode = "multi_hot"}),
+       {{{4}, DType::i32, 4}}},  // integers: a float input's gradient is zero everywhere
       {"Normalization_given",
        make<Normalization>(NormalizationOptions{.mean = std::vector<double>{1, 2, 3, 4},
                                                 .variance = std::vector<double>{1, 4, 0.25, 2}}),
