@@ -19,6 +19,7 @@
 #include "kiln/layers/preprocessing/category_encoding.h"
 #include "kiln/layers/preprocessing/center_crop.h"
 #include "kiln/layers/preprocessing/discretization.h"
+#include "kiln/layers/preprocessing/integer_lookup.h"
 #include "kiln/layers/preprocessing/normalization.h"
 #include "kiln/layers/preprocessing/random_brightness.h"
 #include "kiln/layers/preprocessing/random_contrast.h"
@@ -68,6 +69,7 @@ builtin_layer_factories() {
       {"GlobalMaxPooling1D", GlobalMaxPooling1D::from_config},
       {"GlobalMaxPooling2D", GlobalMaxPooling2D::from_config},
       {"InputLayer", InputLayer::from_config},
+      {"IntegerLookup", IntegerLookup::from_config},
       {"LSTM", LSTM::from_config},
       {"Lambda", Lambda::from_config},
       {"LayerNormalization", LayerNormalization::from_config},

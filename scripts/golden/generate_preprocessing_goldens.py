@@ -18,12 +18,14 @@ import tensorflow as tf
 
 OUT = pathlib.Path(__file__).resolve().parents[2] / "tests/layers/preprocessing/preprocessing_goldens.inc"
 rng = np.random.default_rng(34)
+VOCABULARY = [12, 36, 1138, 42]
 
 
 def cases():
     """(name, layer, input shape, batches to adapt on: shapes, or None); a name ending in
     _training is called in training (the random affine layers, with ranges of one value, so
-    that every draw is the same); one ending in _tokens gets integer token ids."""
+    that every draw is the same); one ending in _tokens gets token ids below 5, one ending in
+    _ids integers in and out of VOCABULARY."""
     L = keras.layers
     image = (2, 5, 7, 3)
     resizes = []
@@ -84,6 +86,19 @@ def cases():
          (4, 3), None),
         ("CategoryEncoding_one_hot_last_axis_1_tokens",
          L.CategoryEncoding(5, output_mode="one_hot"), (4, 1), None),
+        # Integer values, some in the vocabulary [12, 36, 1138, 42], some not (1000, 7), and 0.
+        ("IntegerLookup_ids", L.IntegerLookup(vocabulary=VOCABULARY), (3, 4), None),
+        ("IntegerLookup_mask_ids", L.IntegerLookup(vocabulary=VOCABULARY, mask_token=0),
+         (3, 4), None),
+        ("IntegerLookup_no_oov_in_vocabulary_ids",
+         L.IntegerLookup(vocabulary=VOCABULARY, num_oov_indices=0), (2, 3), None),
+        ("IntegerLookup_multi_hot_ids",
+         L.IntegerLookup(vocabulary=VOCABULARY, output_mode="multi_hot"), (3, 4), None),
+        ("IntegerLookup_count_padded_ids",
+         L.IntegerLookup(vocabulary=VOCABULARY, output_mode="count", max_tokens=8,
+                         pad_to_max_tokens=True), (3, 4), None),
+        ("IntegerLookup_invert_tokens",
+         L.IntegerLookup(vocabulary=VOCABULARY, invert=True), (3, 4), None),
         ("Discretization_int", L.Discretization(bin_boundaries=[50.0, 100.0, 200.0]), (3, 4),
          None),
         ("Discretization_one_hot",
@@ -111,7 +126,11 @@ def main():
              "// clang-format off",
              "const std::vector<PreprocessingGolden> kPreprocessingGoldens = {"]
     for name, layer, in_shape, adapt_shapes in cases():
-        if name.endswith("_tokens"):
+        if name.endswith("_in_vocabulary_ids"):
+            x = rng.choice(VOCABULARY, in_shape).astype(np.int64)
+        elif name.endswith("_ids"):
+            x = rng.choice(VOCABULARY + [1000, 7, 0], in_shape).astype(np.int64)
+        elif name.endswith("_tokens"):
             x = rng.integers(0, 5, in_shape).astype(np.int32)
         else:
             x = rng.uniform(0, 255, in_shape).astype(np.float32)

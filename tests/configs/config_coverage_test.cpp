@@ -145,6 +145,8 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"curve", {"PR", "ROC"}},
       {"summation_method", {"majoring", "interpolation"}},
       {"output_mode", {"one_hot", "count"}},
+      {"vocabulary_dtype", {"int32", "int64"}},
+      {"oov_method", {"hash", "floormod"}},
   };
   if (current.is_string() || current.is_null()) {
     const auto it = strings.find(key);
@@ -205,7 +207,11 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"mean", Config(2.0)},  // Normalization's, refused alone: it needs variance too
       {"variance", Config(4.0)},
       {"width_factor", Config(0.25)},
-      {"num_bins", Config(int64_t{4})},  // Discretization's adapt, refused  // RandomZoom's: null is the height's zoom
+      {"num_bins", Config(int64_t{4})},  // Discretization's adapt, refused
+      {"mask_token", Config(int64_t{0})},
+      {"max_tokens", Config(int64_t{10})},
+      {"idf_weights", Config(std::vector<double>{1.0, 2.0})},  // tf_idf: refused
+      {"salt", Config(int64_t{3})},  // RandomZoom's: null is the height's zoom
   };
   if (current.is_null()) {
     const auto it = off.find(key);
@@ -327,6 +333,7 @@ Config layer_requirements(const std::string& class_name) {
       {"LSTM", R"({"units": 2})"},
       {"SimpleRNN", R"({"units": 2})"},
       {"InputLayer", R"({"batch_shape": [null, 4]})"},
+      {"IntegerLookup", R"({"vocabulary": [5, 7, 9]})"},
       {"Lambda", R"({"function": "coverage_identity"})"},
       {"MultiHeadAttention", R"({"num_heads": 2, "key_dim": 3})"},
       {"Permute", R"({"dims": [2, 1]})"},

@@ -20,6 +20,7 @@
 #include "kiln/layers/preprocessing/category_encoding.h"
 #include "kiln/layers/preprocessing/center_crop.h"
 #include "kiln/layers/preprocessing/discretization.h"
+#include "kiln/layers/preprocessing/integer_lookup.h"
 #include "kiln/layers/preprocessing/normalization.h"
 #include "kiln/layers/preprocessing/random_brightness.h"
 #include "kiln/layers/preprocessing/random_contrast.h"
@@ -152,6 +153,16 @@ std::vector<LayerCase> all_cases() {
        make<Discretization>(std::vector<double>{0.5, 1.5, 2.5},
                             DiscretizationOptions{.output_mode = "multi_hot"}),
        {{{4}, DType::i32, 4}}},  // integers: a float input's gradient is zero everywhere
+      // int output (the default) is integers, which the harness's float checks do not fit: the
+      // goldens check it.
+      {"IntegerLookup_mask_one_hot",
+       make<IntegerLookup>(std::vector<int64_t>{3, 9, 4},
+                           IntegerLookupOptions{.mask_token = 0, .output_mode = "one_hot"}),
+       {{{4}, DType::i64, 10}}},
+      {"IntegerLookup_multi_hot",
+       make<IntegerLookup>(std::vector<int64_t>{3, 9, 4},
+                           IntegerLookupOptions{.output_mode = "multi_hot"}),
+       {{{4}, DType::i32, 10}}},
       {"Normalization_given",
        make<Normalization>(NormalizationOptions{.mean = std::vector<double>{1, 2, 3, 4},
                                                 .variance = std::vector<double>{1, 4, 0.25, 2}}),

@@ -1,0 +1,51 @@
+#pragma once
+// keras.layers.IntegerLookup over a given vocabulary: each integer's index in the vocabulary
+// (after the mask index 0, when mask_token is set, and the out-of-vocabulary index), or with
+// invert the vocabulary entry of each index; int64 indices, or encoded as CategoryEncoding does
+// (one_hot, multi_hot, count) over vocabulary_size (or max_tokens with pad_to_max_tokens).
+// Values outside the vocabulary take the OOV index (num_oov_indices 1; with 0 they become -1,
+// where Keras refuses them at run time). Adapting a vocabulary from data, several OOV indices
+// and tf_idf are not kiln's yet, and are refused naming their keys.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/layers/layer.h"
+
+namespace kiln::layers {
+
+struct IntegerLookupOptions {
+  std::optional<int64_t> max_tokens = std::nullopt;
+  int64_t num_oov_indices = 1;  // 0 or 1
+  std::optional<int64_t> mask_token = std::nullopt;
+  int64_t oov_token = -1;  // what invert gives for the OOV index
+  bool invert = false;
+  std::string output_mode = "int";  // one_hot, multi_hot, count
+  bool pad_to_max_tokens = false;
+  KILN_LAYER_ARGS_FIELDS
+};
+
+class IntegerLookup : public Layer {
+  KILN_LAYER_CLASS(IntegerLookup)
+
+ public:
+  explicit IntegerLookup(std::vector<int64_t> vocabulary, IntegerLookupOptions options = {});
+  static LayerPtr from_config(const Config& config);
+
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) override;
+  Config get_config() const override;
+
+  // The mask token (if any), the OOV token (if any), then the vocabulary: Keras's
+  // get_vocabulary(), one entry per index.
+  std::vector<int64_t> vocabulary_with_specials() const;
+
+ private:
+  Tensor lookup(const Tensor& values) const;
+  Tensor invert(const Tensor& indices) const;
+
+  std::vector<int64_t> vocabulary_;
+  IntegerLookupOptions options_;
+};
+
+}  // namespace kiln::layers
