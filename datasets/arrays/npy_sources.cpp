@@ -105,19 +105,23 @@ ArraySourcePtr open_npz(const std::string& path, const std::string& key) {
 }
 
 ArraySourcePtr open_array(const std::string& reference) {
-  const size_t colon = reference.find(':');
-  const std::string path = reference.substr(0, colon);
-  const std::string key = colon == std::string::npos ? "" : reference.substr(colon + 1);
+  // The member follows the first ".npz:", ".h5:" or ".hdf5:", so a folder's name may hold a colon.
+  std::string path = reference, key;
+  for (const char* extension : {".npz:", ".h5:", ".hdf5:"})
+    if (const size_t at = reference.find(extension); at != std::string::npos) {
+      const size_t colon = at + std::string_view(extension).size() - 1;
+      path = reference.substr(0, colon);
+      key = reference.substr(colon + 1);
+      break;
+    }
+  KILN_CHECK(path.find(".npy:") == std::string::npos, reference,
+             ": a .npy file holds one array; name no member");
   const std::string extension = std::filesystem::path(path).extension().string();
-  if (extension == ".npy") {
-    KILN_CHECK(key.empty(), reference, ": a .npy file holds one array; name no member");
-    return open_npy(path);
-  }
+  if (extension == ".npy") return open_npy(path);
+  KILN_CHECK(extension == ".npz" || extension == ".h5" || extension == ".hdf5", reference,
+             ": unknown array file type '", extension, "' (.npy, .npz, .h5 or .hdf5)");
   KILN_CHECK(!key.empty(), reference, ": name the array in the file, as file", extension, ":name");
-  if (extension == ".npz") return open_npz(path, key);
-  if (extension == ".h5" || extension == ".hdf5") return open_hdf5(path, key);
-  throw Error(detail::concat(reference, ": unknown array file type '", extension,
-                             "' (.npy, .npz, .h5 or .hdf5)"));
+  return extension == ".npz" ? open_npz(path, key) : open_hdf5(path, key);
 }
 
 }  // namespace kiln::datasets

@@ -141,16 +141,9 @@ Tensor resize_image(const Tensor& image, int64_t height, int64_t width, Interpol
 }
 
 Tensor crop_to_aspect_ratio(const Tensor& image, int64_t height, int64_t width) {
-  const int64_t h = image.dim(0), w = image.dim(1);
-  // Keras's arithmetic: the crop's side from the other side and the target ratio, in floats.
-  const auto crop_h = std::min(
-      h, static_cast<int64_t>(static_cast<double>(w * height) / static_cast<double>(width)));
-  const auto crop_w = std::min(
-      w, static_cast<int64_t>(static_cast<double>(h * width) / static_cast<double>(height)));
-  if (crop_h == h && crop_w == w) return image;
-  const auto top = static_cast<int64_t>(static_cast<double>(h - crop_h) / 2);
-  const auto left = static_cast<int64_t>(static_cast<double>(w - crop_w) / 2);
-  return ops::slice(image, {top, left, 0}, {crop_h, crop_w, -1});
+  const ops::ImageWindow crop = ops::aspect_ratio_window(image.dim(0), image.dim(1), height, width);
+  if (crop.height == image.dim(0) && crop.width == image.dim(1)) return image;
+  return ops::slice(image, {crop.top, crop.left, 0}, {crop.height, crop.width, -1});
 }
 
 }  // namespace kiln::datasets

@@ -199,6 +199,22 @@ std::string_view interpolation_name(Interpolation method) {
   return "bilinear";
 }
 
+ImageWindow aspect_ratio_window(int64_t h, int64_t w, int64_t height, int64_t width) {
+  KILN_CHECK(h > 0 && w > 0 && height > 0 && width > 0, "cropping a ", h, "x", w,
+             " image to the aspect ratio of ", height, "x", width, ": sizes must be positive");
+  ImageWindow window;
+  window.height = std::max<int64_t>(
+      std::min(h,
+               static_cast<int64_t>(static_cast<double>(w * height) / static_cast<double>(width))),
+      1);
+  window.width = std::max<int64_t>(std::min(w, static_cast<int64_t>(static_cast<double>(h * width) /
+                                                                    static_cast<double>(height))),
+                                   1);
+  window.top = (h - window.height) / 2;
+  window.left = (w - window.width) / 2;
+  return window;
+}
+
 std::vector<ResampleRow> resample_rows(int64_t in, int64_t out, Interpolation method,
                                        bool antialias) {
   KILN_CHECK(in > 0 && out > 0, "resampling ", in, " pixels to ", out,

@@ -35,6 +35,14 @@ struct ResampleRow {
 std::vector<ResampleRow> resample_rows(int64_t in, int64_t out, Interpolation method,
                                        bool antialias = false);
 
+// Keras's crop to an aspect ratio (crop_to_aspect_ratio, smart_resize): the largest centered
+// window of an h x w image with the aspect ratio of height:width, at least a pixel each way,
+// with Keras's arithmetic (the sides through doubles, the margins halved and rounded down).
+struct ImageWindow {
+  int64_t top = 0, left = 0, height = 0, width = 0;
+};
+ImageWindow aspect_ratio_window(int64_t h, int64_t w, int64_t height, int64_t width);
+
 // images: [batch, height, width, channels] or [height, width, channels], height and width known
 // (while tracing too). Integer images are resized as float32. Built from matmuls with the
 // resampling matrices, so it traces, differentiates and runs on every device.

@@ -28,14 +28,9 @@ Tensor crop_to_aspect_ratio(const Tensor& images, int64_t height, int64_t width)
   const int64_t h = images.dim(1), w = images.dim(2);
   KILN_SHAPE_CHECK(h > 0 && w > 0, "cropping to an aspect ratio needs a known height and width, ",
                    "got images ", images.shape());
-  const auto crop_h = std::max<int64_t>(
-      std::min(h, static_cast<int64_t>(static_cast<double>(w * height) / width)), 1);
-  const auto crop_w = std::max<int64_t>(
-      std::min(w, static_cast<int64_t>(static_cast<double>(h * width) / height)), 1);
-  if (crop_h == h && crop_w == w) return images;
-  const auto top = static_cast<int64_t>(static_cast<double>(h - crop_h) / 2);
-  const auto left = static_cast<int64_t>(static_cast<double>(w - crop_w) / 2);
-  return ops::slice(images, {0, top, left, 0}, {-1, crop_h, crop_w, -1});
+  const ops::ImageWindow crop = ops::aspect_ratio_window(h, w, height, width);
+  if (crop.height == h && crop.width == w) return images;
+  return ops::slice(images, {0, crop.top, crop.left, 0}, {-1, crop.height, crop.width, -1});
 }
 
 Tensor smart_resize(const Tensor& images, int64_t height, int64_t width) {

@@ -17,6 +17,16 @@ IntegerLookup::IntegerLookup(std::vector<int64_t> vocabulary, IntegerLookupOptio
              "IntegerLookup: num_oov_indices ", options_.num_oov_indices,
              " is not supported by kiln (0 or 1)");
   check_output_mode(options_.output_mode, true, "IntegerLookup");
+  // Each value must have one index (the lookup sums the positions a value matches).
+  std::vector<int64_t> sorted = vocabulary_;
+  std::sort(sorted.begin(), sorted.end());
+  const auto repeated = std::adjacent_find(sorted.begin(), sorted.end());
+  KILN_CHECK(repeated == sorted.end(), "IntegerLookup: the vocabulary holds ", *repeated,
+             " more than once");
+  KILN_CHECK(!options_.mask_token ||
+                 !std::binary_search(sorted.begin(), sorted.end(), *options_.mask_token),
+             "IntegerLookup: the vocabulary holds the mask_token ",
+             options_.mask_token.value_or(0));
   const auto size = static_cast<int64_t>(vocabulary_with_specials().size());
   KILN_CHECK(!options_.max_tokens || *options_.max_tokens >= size, "IntegerLookup: max_tokens ",
              options_.max_tokens.value_or(0), " is below the vocabulary's size ", size);

@@ -5,7 +5,8 @@
 // (one_hot, multi_hot, count) over vocabulary_size (or max_tokens with pad_to_max_tokens).
 // Values outside the vocabulary take the OOV index (num_oov_indices 1; with 0 they become -1,
 // where Keras refuses them at run time). Adapting a vocabulary from data, several OOV indices
-// and tf_idf are not kiln's yet, and are refused naming their keys.
+// and tf_idf are not kiln's yet, and are refused naming their keys. Each value is compared with
+// every entry (no hash table in the graph): meant for vocabularies of hundreds, not millions.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -35,11 +35,12 @@ Tensor RandomCrop::random_window(const Tensor& images, const Tensor& at, int64_t
 
 Tensor RandomCrop::fallback(const Tensor& images) const {
   const int64_t h = images.dim(1), w = images.dim(2);
-  const Tensor window = crop_to_aspect_ratio(images, height_, width_);
-  // Keras slices target-sized from the crop's corner (as far as the image goes), not the crop.
-  const int64_t top = (h - window.dim(1)) / 2, left = (w - window.dim(2)) / 2;
-  const Tensor sliced = ops::slice(
-      images, {0, top, left, 0}, {-1, std::min(height_, h - top), std::min(width_, w - left), -1});
+  // Keras slices target-sized from the aspect-ratio window's corner (as far as the image goes),
+  // not the window itself, and resizes what it gets.
+  const ops::ImageWindow window = ops::aspect_ratio_window(h, w, height_, width_);
+  const Tensor sliced =
+      ops::slice(images, {0, window.top, window.left, 0},
+                 {-1, std::min(height_, h - window.top), std::min(width_, w - window.left), -1});
   if (sliced.dim(1) == height_ && sliced.dim(2) == width_) return sliced;
   return ops::resize_images(sliced, height_, width_, ops::Interpolation::bilinear);
 }

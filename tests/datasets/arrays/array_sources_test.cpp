@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,17 @@ TEST(ArraySources, EveryFormatGivesTheSameRows) {
     EXPECT_EQ(bools->dtype(), DType::boolean);
     EXPECT_EQ(bools->read(2, 3).to_vector<bool>(), (std::vector<bool>{false, true, false}));
   }
+}
+
+TEST(ArraySources, AFolderNameMayHoldAColon) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kiln_arrays:" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(fixture("stored.npz"), dir / "a.npz");
+  std::filesystem::copy_file(fixture("series.npy"), dir / "b.npy");
+  EXPECT_EQ(open_array((dir / "a.npz").string() + ":labels")->rows(), 50);
+  EXPECT_EQ(open_array((dir / "b.npy").string())->rows(), 50);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ArraySources, MappedNpyEqualsTheWholeFileRead) {

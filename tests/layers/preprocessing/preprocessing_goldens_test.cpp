@@ -2,6 +2,7 @@
 // scripts/golden/generate_preprocessing_goldens.py): each layer is rebuilt from its Keras config,
 // adapted on the batches Keras adapted on, and must give Keras's outputs and weights (float32);
 // the random rotations, translations and zooms with one-value ranges, in training.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,8 +14,10 @@
 #include "kiln/framework/core/config.h"
 #include "kiln/framework/ops/ops.h"
 #include "kiln/layers/preprocessing/adaptable.h"
+#include "kiln/layers/preprocessing/integer_lookup.h"
 #include "kiln/layers/registry.h"
 #include "tests/layers/layer_harness.h"
+#include "tests/test_support/expect_error.h"
 
 namespace kiln::layers {
 namespace {
@@ -71,6 +74,17 @@ TEST(PreprocessingGoldens, MatchKeras) {
       ADD_FAILURE() << e.what();
     }
   }
+}
+
+TEST(IntegerLookup, RefusesRepeatedEntriesAndTheMaskInTheVocabulary) {
+  EXPECT_THAT(kiln::testing::error_of([] {
+                IntegerLookup(std::vector<int64_t>{3, 9, 3});
+              }),
+              ::testing::HasSubstr("the vocabulary holds 3 more than once"));
+  EXPECT_THAT(kiln::testing::error_of([] {
+                IntegerLookup(std::vector<int64_t>{3, 0}, IntegerLookupOptions{.mask_token = 0});
+              }),
+              ::testing::HasSubstr("the vocabulary holds the mask_token 0"));
 }
 
 }  // namespace
