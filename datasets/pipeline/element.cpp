@@ -97,7 +97,7 @@ Element stack_rows(std::span<const Element> rows, std::string_view what) {
     const size_t row_bytes = head.nbytes();
     auto* dst = static_cast<char*>(stacked.raw_data());
     for (const Element& row : rows) {
-      std::memcpy(dst, row[c].raw_data(), row_bytes);
+      copy_host_elements(row[c].raw_data(), dst, head.numel(), head.dtype());
       dst += row_bytes;
     }
     out.push_back(std::move(stacked));
@@ -121,6 +121,9 @@ Element pad_rows(std::span<const Element> rows, const PaddingSpec& spec, std::st
                  c, " of element ", r, " is ", signature(t), " but element 0 has ",
                  signature(first[c]), "; padding needs one rank and dtype per component");
     }
+    KILN_CHECK(first[c].dtype() != DType::string, what, ": component ", c,
+               " holds strings, which are not padded; turn them into token ids first "
+               "(TextVectorization)");
     const std::vector<int64_t> dims = target_dims(rows, c, spec, what, variable_length);
     for (size_t r = 0; r < rows.size(); ++r)
       for (size_t a = 0; a < dims.size(); ++a)

@@ -62,9 +62,14 @@ std::optional<std::string> refuse_boundary_cast(DType from, DType to, bool allow
         return 5;
       case DType::f64:
         return 6;
+      case DType::string:
+        break;
     }
     return 0;
   };
+  if (is_string(from) || is_string(to))
+    return detail::concat("strings and numbers do not cast into each other (", dtype_name(from),
+                          " to ", dtype_name(to), ")");
   if (to == DType::boolean) return "nothing casts to bool without losing values";
   if (is_floating(from) && !is_floating(to))
     return detail::concat("casting ", dtype_name(from), " to ", dtype_name(to),

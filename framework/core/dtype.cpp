@@ -18,6 +18,7 @@ constexpr std::array<DTypeInfo, kNumDTypes> kInfo = {{
     {"int64", 8, 3},
     {"uint8", 1, 1},
     {"bool", 1, 0},
+    {"string", sizeof(std::string), -1},
 }};
 const DTypeInfo& info(DType d) {
   return kInfo[static_cast<size_t>(d)];
@@ -39,18 +40,23 @@ DType dtype_from_name(std::string_view name) {
   if (name == "half") return DType::f16;
   throw Error(detail::concat("unknown dtype '", name,
                              "' (expected float32, float64, float16, bfloat16, int32, int64, "
-                             "uint8 or bool)"));
+                             "uint8, bool or string)"));
 }
 
 bool is_floating(DType d) {
   return d == DType::f32 || d == DType::f64 || d == DType::f16 || d == DType::bf16;
 }
 bool is_integral(DType d) {
-  return !is_floating(d);
+  return !is_floating(d) && d != DType::string;
+}
+bool is_string(DType d) {
+  return d == DType::string;
 }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
+  if (a == DType::string || b == DType::string)
+    throw Error(detail::concat("no arithmetic mixes ", dtype_name(a), " with ", dtype_name(b)));
   if ((a == DType::f16 && b == DType::bf16) || (a == DType::bf16 && b == DType::f16))
     return DType::f32;
   return info(a).rank >= info(b).rank ? a : b;

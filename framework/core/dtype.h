@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -10,15 +11,19 @@
 
 namespace kiln {
 
-enum class DType : uint8_t { f32, f64, f16, bf16, i32, i64, u8, boolean };
+// string is Keras's "string": host-only text for the preprocessing layers that read it
+// (TextVectorization, StringLookup, Hashing). Its elements are std::string objects, so it has
+// no kernels; ops refuse it (framework/ops/dispatch.cpp).
+enum class DType : uint8_t { f32, f64, f16, bf16, i32, i64, u8, boolean, string };
 
-inline constexpr int kNumDTypes = 8;
+inline constexpr int kNumDTypes = 9;
 
 size_t dtype_size(DType dtype);
 std::string_view dtype_name(DType dtype);  // Keras/NumPy names: float32, int64, bool, ...
 DType dtype_from_name(std::string_view name);
 bool is_floating(DType dtype);
 bool is_integral(DType dtype);  // integers and bool
+bool is_string(DType dtype);
 
 // The result type of a binary op on two dtypes: bool < u8 < i32 < i64 < {f16, bf16} < f32 < f64;
 // f16 with bf16 gives f32 (neither holds the other).
@@ -78,6 +83,8 @@ constexpr DType dtype_of() {
     return DType::i64;
   else if constexpr (std::is_same_v<T, uint8_t>)
     return DType::u8;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return DType::string;
   else {
     static_assert(std::is_same_v<T, bool>, "not a kiln dtype");
     return DType::boolean;
@@ -117,6 +124,8 @@ decltype(auto) visit_dtypes(DType dtype, std::string_view what, Fn&& fn) {
     KILN_VISIT_CASE(u8)
     KILN_VISIT_CASE(boolean)
 #undef KILN_VISIT_CASE
+    case DType::string:
+      break;
   }
   const char* kind = allowed == kFloatingDTypes  ? "a floating"
                      : allowed == kNumericDTypes ? "a numeric"

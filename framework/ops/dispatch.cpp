@@ -44,6 +44,10 @@ TensorMeta infer_meta(OpId op, std::span<const TensorMeta> inputs, const Attrs& 
   return inferring(def, inputs, attrs, [&] {
     KILN_SHAPE_CHECK(def.num_inputs < 0 || static_cast<int>(inputs.size()) == def.num_inputs,
                      "expected ", def.num_inputs, " inputs, got ", inputs.size());
+    for (const TensorMeta& input : inputs)
+      KILN_SHAPE_CHECK(input.dtype != DType::string,
+                       "string tensors have no ops; the text preprocessing layers "
+                       "(TextVectorization, StringLookup, Hashing) turn them into numbers");
     for (size_t i = 1; i < inputs.size(); ++i)
       KILN_SHAPE_CHECK(inputs[i].device == inputs[0].device, "inputs are on different devices (",
                        inputs[0].device, " and ", inputs[i].device, ")");

@@ -1,4 +1,5 @@
 // NumPy-like printing: nested brackets, long axes elided with "...".
+#include <functional>
 #include <iomanip>
 #include <sstream>
 
@@ -10,15 +11,12 @@ namespace {
 constexpr int64_t kEdgeItems = 3;
 constexpr int64_t kSummarizeOver = 1000;
 
-void print_axis(std::ostream& out, const std::vector<double>& values, const Shape& shape,
-                const std::vector<int64_t>& strides, int axis, int64_t base, bool summarize,
-                bool integral) {
+using PrintElement = std::function<void(std::ostream&, int64_t)>;
+
+void print_axis(std::ostream& out, const PrintElement& element, const Shape& shape,
+                const std::vector<int64_t>& strides, int axis, int64_t base, bool summarize) {
   if (axis == shape.rank()) {
-    const double v = values[static_cast<size_t>(base)];
-    if (integral)
-      out << static_cast<int64_t>(v);
-    else
-      out << std::setprecision(6) << v;
+    element(out, base);
     return;
   }
   const int64_t n = shape[axis];
@@ -39,8 +37,8 @@ void print_axis(std::ostream& out, const std::vector<double>& values, const Shap
     if (shown[k] < 0)
       out << "...";
     else
-      print_axis(out, values, shape, strides, axis + 1,
-                 base + shown[k] * strides[static_cast<size_t>(axis)], summarize, integral);
+      print_axis(out, element, shape, strides, axis + 1,
+                 base + shown[k] * strides[static_cast<size_t>(axis)], summarize);
   }
   out << ']';
 }
@@ -54,10 +52,23 @@ std::string Tensor::to_string() const {
     out << "Tensor(symbolic, shape=" << shape() << ", dtype=" << dtype_name(dtype()) << ")";
     return out.str();
   }
-  const std::vector<double> values = to_vector<double>();
+  std::vector<double> values;
+  PrintElement element;
+  if (dtype() == DType::string) {
+    const std::string* text = data<std::string>();
+    element = [text](std::ostream& o, int64_t i) { o << std::quoted(text[i]); };
+  } else {
+    values = to_vector<double>();
+    element = [&values, integral = is_integral(dtype())](std::ostream& o, int64_t i) {
+      const double v = values[static_cast<size_t>(i)];
+      if (integral)
+        o << static_cast<int64_t>(v);
+      else
+        o << std::setprecision(6) << v;
+    };
+  }
   out << "Tensor(";
-  print_axis(out, values, shape(), shape().strides(), 0, 0, numel() > kSummarizeOver,
-             is_integral(dtype()));
+  print_axis(out, element, shape(), shape().strides(), 0, 0, numel() > kSummarizeOver);
   out << ", shape=" << shape() << ", dtype=" << dtype_name(dtype());
   if (!device().is_cpu()) out << ", device=" << device();
   out << ")";

@@ -14,6 +14,11 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   KILN_CHECK(shape.is_fully_defined(), "cannot allocate a tensor of unknown shape ", shape);
   auto impl = std::make_shared<TensorImpl>();
   impl->meta = {dtype, shape, device};
+  if (dtype == DType::string) {
+    KILN_CHECK(device.is_cpu(), "string tensors live on the CPU, not on ", device);
+    impl->storage = Storage::allocate_strings(static_cast<size_t>(shape.numel()));
+    return Tensor(std::move(impl));
+  }
   // Never zero bytes: every tensor has a valid, aligned data pointer.
   const size_t bytes = std::max<size_t>(static_cast<size_t>(shape.numel()) * dtype_size(dtype), 1);
   impl->storage = Storage::allocate(device, bytes);
@@ -88,9 +93,36 @@ KILN_INSTANTIATE_ACCESSORS(bool)
 KILN_INSTANTIATE_ACCESSORS(float16)
 KILN_INSTANTIATE_ACCESSORS(bfloat16)
 #undef KILN_INSTANTIATE_ACCESSORS
+template std::string* Tensor::data<std::string>() const;
+
+void copy_host_elements(const void* src, void* dst, int64_t count, DType dtype) {
+  if (dtype == DType::string) {
+    std::copy_n(static_cast<const std::string*>(src), count, static_cast<std::string*>(dst));
+    return;
+  }
+  std::memcpy(dst, src, static_cast<size_t>(count) * dtype_size(dtype));
+}
+
+Tensor strings(std::span<const std::string> values, const Shape& shape) {
+  KILN_CHECK(shape.is_fully_defined() && static_cast<int64_t>(values.size()) == shape.numel(),
+             "strings: ", values.size(), " values do not fill shape ", shape);
+  Tensor out = Tensor::empty(shape, DType::string, Device::cpu());
+  std::copy(values.begin(), values.end(), out.data<std::string>());
+  return out;
+}
+Tensor strings(std::span<const std::string> values) {
+  return strings(values, Shape{static_cast<int64_t>(values.size())});
+}
+Tensor string_scalar(std::string value) {
+  Tensor out = Tensor::empty(Shape{}, DType::string, Device::cpu());
+  *out.data<std::string>() = std::move(value);
+  return out;
+}
 
 Tensor Tensor::to(const Device& target) const {
   if (target == device()) return *this;
+  KILN_CHECK(dtype() != DType::string, "string tensors stay on the CPU; vectorize them "
+             "(TextVectorization, StringLookup, Hashing) before they go to ", target);
   Tensor out = empty(shape(), dtype(), target);
   const size_t bytes = nbytes();
   if (bytes == 0) return out;
@@ -110,7 +142,7 @@ Tensor Tensor::clone() const {
   Tensor out = empty(shape(), dtype(), device());
   if (nbytes() == 0) return out;
   if (device().is_cpu())
-    std::memcpy(out.raw_data(), raw_data(), nbytes());
+    copy_host_elements(raw_data(), out.raw_data(), numel(), dtype());
   else
     backend_for(device()).copy_on_device(out.raw_data(), raw_data(), nbytes(), device().index);
   return out;

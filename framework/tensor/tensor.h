@@ -110,6 +110,13 @@ Tensor from_vector(const std::vector<T>& values, const Shape& shape, DType dtype
                    Device device = default_device()) {
   return from_vector(std::span<const T>(values), shape, dtype, device);
 }
+// String tensors (DType::string, CPU only) from host strings.
+Tensor strings(std::span<const std::string> values, const Shape& shape);
+Tensor strings(std::span<const std::string> values);  // 1-D
+Tensor string_scalar(std::string value);
+// Copies `count` host elements of `dtype` from src to dst: memcpy, or string assignment.
+void copy_host_elements(const void* src, void* dst, int64_t count, DType dtype);
+
 Tensor tensor(std::initializer_list<float> values);                      // 1-D float32
 Tensor tensor(std::initializer_list<float> values, const Shape& shape);  // float32
 

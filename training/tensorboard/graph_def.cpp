@@ -28,6 +28,8 @@ proto::DataType data_type(DType dtype) {
       return proto::DT_UINT8;
     case DType::boolean:
       return proto::DT_BOOL;
+    case DType::string:
+      return proto::DT_STRING;
   }
   return proto::DT_INVALID;
 }

@@ -138,6 +138,8 @@ ncclDataType_t nccl_type(DType dtype, const std::string& what) {
     case DType::u8:
     case DType::boolean:
       return ncclUint8;
+    case DType::string:
+      break;
   }
   throw Error(detail::concat(what, ": NCCL has no ", dtype_name(dtype), " type"));
 }
