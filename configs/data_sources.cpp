@@ -9,6 +9,8 @@ const NamedRegistry<DataSource>& data_sources() {
     sources.add("fortunes_language_id", fortunes_source());
     sources.add("csv", csv_source());
     sources.add("image_directory", image_directory_source());
+    sources.add("text_directory", text_directory_source());
+    sources.add("text_lines", text_lines_source());
     sources.add("npy", npy_source());
     sources.add("npz", npz_source());
     sources.add("hdf5", hdf5_source());

@@ -21,7 +21,8 @@ struct DataSource {
   std::function<RunData(const Config& args, const Config& data, uint64_t seed)> build;
 };
 
-// fashion_mnist, fortunes_language_id, csv, image_directory, npy, npz, hdf5 and timeseries.
+// fashion_mnist, fortunes_language_id, csv, image_directory, text_directory, text_lines, npy,
+// npz, hdf5 and timeseries.
 const NamedRegistry<DataSource>& data_sources();
 
 // The registered sources (each in a file of its own).
@@ -29,6 +30,8 @@ DataSource fashion_mnist_source();
 DataSource fortunes_source();
 DataSource csv_source();
 DataSource image_directory_source();
+DataSource text_directory_source();
+DataSource text_lines_source();
 DataSource npy_source();
 DataSource npz_source();
 DataSource hdf5_source();

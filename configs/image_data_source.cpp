@@ -17,14 +17,11 @@
 // training images in a buffer of 8 batches each epoch; validation_split takes the last fraction
 // of the shuffled files, as Keras's subset "both"; limit keeps the first N files. Images are
 // decoded on a background thread ahead of the training step.
-#include <algorithm>
-#include <filesystem>
-
 #include "kiln/configs/data_sources.h"
+#include "kiln/configs/directory_source_args.h"
 #include "kiln/configs/keras_objects.h"
 #include "kiln/datasets/image/image_directory.h"
 #include "kiln/framework/core/error.h"
-#include "kiln/framework/core/log.h"
 
 namespace kiln::configs {
 namespace {
@@ -40,21 +37,8 @@ int channels_of(const Config& args) {
 
 datasets::ImageDirectoryOptions options_of(const Config& args, const Config& data, uint64_t seed,
                                            const std::string& directory_key) {
-  KILN_CHECK(args.contains("directory"), args.where(), "image_directory needs a directory");
   datasets::ImageDirectoryOptions o;
-  o.directory = args[directory_key].as_string();
-  const Config* labels = args.find("labels");
-  if (labels != nullptr && !labels->is_null())
-    KILN_CHECK(labels->as_string() == "inferred", labels->where(),
-               "labels must be inferred or null, got '", labels->as_string(), "'");
-  o.inferred_labels = labels == nullptr || !labels->is_null();
-  const Config* mode = args.find("label_mode");
-  o.label_mode = !o.inferred_labels || (mode != nullptr && mode->is_null())
-                     ? datasets::LabelMode::none
-                     : located(mode ? *mode : args, [&] {
-                         return datasets::label_mode(args.get_string("label_mode", "int"));
-                       });
-  if (args.contains("class_names")) o.class_names = args["class_names"].as_string_list();
+  o.files = labeled_file_options(args, data, seed, directory_key);
   o.channels = channels_of(args);
   if (args.contains("image_size")) {
     const std::vector<int64_t> size = args["image_size"].as_int_list();
@@ -67,24 +51,15 @@ datasets::ImageDirectoryOptions options_of(const Config& args, const Config& dat
     return ops::parse_interpolation(args.get_string("interpolation", "bilinear"));
   });
   o.crop_to_aspect_ratio = args.get_bool("crop_to_aspect_ratio", false);
-  o.shuffle = data.get_bool("shuffle", true);
-  o.seed = static_cast<uint32_t>(args.get_int("seed", static_cast<int64_t>(seed)));
-  o.follow_links = args.get_bool("follow_links", false);
   const std::string on_error = args.get_string("on_error", "raise");
   KILN_CHECK(on_error == "raise" || on_error == "skip", args["on_error"].where(),
              "on_error must be raise or skip, got '", on_error, "'");
   o.skip_bad_files = on_error == "skip";
-  if (const Config* calls = args.find("num_parallel_calls"); calls != nullptr && !calls->is_null())
-    o.num_parallel_calls = calls->is_string() && calls->as_string() == "autotune"
-                               ? datasets::kAutotune
-                               : static_cast<int>(calls->as_int());
-  KILN_CHECK(o.num_parallel_calls == datasets::kAutotune || o.num_parallel_calls >= 1,
-             args["num_parallel_calls"].where(),
-             "num_parallel_calls must be autotune or at least 1");
+  o.num_parallel_calls = num_parallel_calls_of(args);
   return o;
 }
 
-datasets::ImageFiles first_files(datasets::ImageFiles files, int64_t limit) {
+datasets::LabeledFiles first_files(datasets::LabeledFiles files, int64_t limit) {
   if (limit <= 0 || static_cast<size_t>(limit) >= files.paths.size()) return files;
   files.paths.resize(static_cast<size_t>(limit));
   if (!files.labels.empty()) files.labels.resize(static_cast<size_t>(limit));
@@ -93,52 +68,31 @@ datasets::ImageFiles first_files(datasets::ImageFiles files, int64_t limit) {
 
 RunData image_directory(const Config& args, const Config& data, uint64_t seed) {
   const datasets::ImageDirectoryOptions o = options_of(args, data, seed, "directory");
-  const datasets::ImageFiles all = located(args["directory"], [&] {
+  const datasets::LabeledFiles all = located(args["directory"], [&] {
     return first_files(datasets::index_image_directory(o), data.get_int("limit", 0));
   });
   const double split = data.get_double("validation_split", 0);
-  const int64_t batch = data.get_int("batch_size", 32);
-  // As Keras, a split left without images is refused rather than trained or validated on nothing.
-  for (const auto subset : {datasets::ImageSubset::training, datasets::ImageSubset::validation})
-    KILN_CHECK(split <= 0 || !datasets::image_subset(all, split, subset).paths.empty(),
-               args["directory"].where(), o.directory, ": validation_split ", split, " of ",
-               all.paths.size(), " images leaves no ",
-               subset == datasets::ImageSubset::training ? "training" : "validation", " images");
-  datasets::Dataset train = datasets::image_dataset(
-      datasets::image_subset(all, split, datasets::ImageSubset::training), o);
-  if (o.shuffle) train = train.shuffle(static_cast<size_t>(batch) * 8, seed);
-  std::optional<datasets::Dataset> validation;
-  if (split > 0)
-    validation = datasets::image_dataset(
-                     datasets::image_subset(all, split, datasets::ImageSubset::validation), o)
-                     .batch(batch)
-                     .prefetch(2);
-  std::optional<datasets::Dataset> test;
-  if (args.contains("test_directory")) {
-    datasets::ImageDirectoryOptions t = options_of(args, data, seed, "test_directory");
-    t.shuffle = false;
-    if (o.class_names.empty()) t.class_names = all.class_names;
-    const datasets::ImageFiles test_files =
-        located(args["test_directory"], [&] { return datasets::index_image_directory(t); });
-    test = datasets::image_dataset(test_files, t).batch(batch).prefetch(2);
-  }
-  std::map<std::string, Config> facts;
-  if (!all.class_names.empty())
-    facts.emplace("num_classes", Config(static_cast<int64_t>(all.class_names.size())));
-  log(LogLevel::info, "image_directory: ", all.paths.size(), " images",
-      all.class_names.empty() ? "" : " in " + std::to_string(all.class_names.size()) + " classes");
-  return {train.batch(batch).prefetch(2), validation, test, facts};
+  FolderData folder{all.paths.size(), all.class_names,
+                    [&](datasets::Subset subset) {
+                      return datasets::image_dataset(datasets::labeled_subset(all, split, subset),
+                                                     o);
+                    },
+                    nullptr};
+  if (args.contains("test_directory"))
+    folder.make_test = [&] {
+      datasets::ImageDirectoryOptions t = options_of(args, data, seed, "test_directory");
+      t.files.shuffle = false;
+      if (o.files.class_names.empty()) t.files.class_names = all.class_names;
+      return datasets::image_dataset(
+          located(args["test_directory"], [&] { return datasets::index_image_directory(t); }), t);
+    };
+  return folder_run_data(args, data, seed, "image_directory", "images", folder);
 }
 
 // Checks the arguments and that the folders exist; lists no images.
 void check_image_directory(const Config& args, const Config& data) {
-  const datasets::ImageDirectoryOptions o = options_of(args, data, 0, "directory");
-  for (const char* key : {"directory", "test_directory"})
-    if (args.contains(key))
-      KILN_CHECK(std::filesystem::is_directory(args[key].as_string()), args[key].where(),
-                 args[key].as_string(), ": no such directory");
-  KILN_CHECK(o.inferred_labels || !args.contains("class_names"), args["class_names"].where(),
-             "class_names needs inferred labels");
+  (void)options_of(args, data, 0, "directory");
+  check_directories(args);
 }
 
 }  // namespace

@@ -19,10 +19,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int epochs = argc > 2 ? std::atoi(argv[2]) : 3;
-  datasets::ImageDirectoryOptions options{.directory = argv[1], .height = 180, .width = 180,
-                                          .seed = 1};
+  datasets::ImageDirectoryOptions options{
+      .files = {.directory = argv[1], .seed = 1}, .height = 180, .width = 180};
   if (argc > 3) options.num_parallel_calls = std::atoi(argv[3]);
-  const datasets::ImageFiles files = datasets::index_image_directory(options);
+  const datasets::LabeledFiles files = datasets::index_image_directory(options);
   auto flip = std::make_shared<layers::RandomFlip>(
       layers::RandomFlipOptions{.mode = "horizontal", .seed = 1});
   const datasets::Dataset pipeline =

@@ -15,7 +15,8 @@ std::shared_ptr<Storage> Storage::allocate(const Device& device, size_t bytes) {
 }
 
 std::shared_ptr<Storage> Storage::allocate_strings(size_t count) {
-  std::shared_ptr<Storage> storage = allocate(Device::cpu(), std::max<size_t>(count, 1) * sizeof(std::string));
+  std::shared_ptr<Storage> storage =
+      allocate(Device::cpu(), std::max<size_t>(count, 1) * sizeof(std::string));
   auto* strings = static_cast<std::string*>(storage->data_);
   for (size_t i = 0; i < count; ++i) new (strings + i) std::string();
   storage->strings_ = count;

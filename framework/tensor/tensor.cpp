@@ -121,8 +121,10 @@ Tensor string_scalar(std::string value) {
 
 Tensor Tensor::to(const Device& target) const {
   if (target == device()) return *this;
-  KILN_CHECK(dtype() != DType::string, "string tensors stay on the CPU; vectorize them "
-             "(TextVectorization, StringLookup, Hashing) before they go to ", target);
+  KILN_CHECK(dtype() != DType::string,
+             "string tensors stay on the CPU; vectorize them "
+             "(TextVectorization, StringLookup, Hashing) before they go to ",
+             target);
   Tensor out = empty(shape(), dtype(), target);
   const size_t bytes = nbytes();
   if (bytes == 0) return out;

@@ -31,7 +31,7 @@ TEST(StringElements, SliceShuffleAndBatch) {
   std::vector<std::string> sorted = texts;
   std::sort(sorted.begin(), sorted.end());
   EXPECT_EQ(seen, sorted);
-  EXPECT_THROW(for (const auto& b : dataset.padded_batch(2)) (void)b, Error);
+  EXPECT_THROW(for (const auto& b : dataset.padded_batch(2))(void) b, Error);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(NumpyShuffle, RepeatsNumpysRandomState) {
 }
 
 TEST(ImageDirectory, ListsKerassFilesInKerassShuffledOrder) {
-  const ImageFiles files = index_image_directory({.directory = kTree, .seed = 7});
+  const LabeledFiles files = index_image_directory({.files = {.directory = kTree, .seed = 7}});
   EXPECT_EQ(files.class_names, kTreeClassNames);
   ASSERT_EQ(files.paths.size(), kTreeFiles.size());
   for (size_t i = 0; i < kTreeFiles.size(); ++i) {
@@ -41,13 +41,13 @@ TEST(ImageDirectory, ListsKerassFilesInKerassShuffledOrder) {
     EXPECT_EQ(files.labels[i], kTreeFiles[i].second) << i;
   }
   // Keras's split: the last int(0.3 * 7) = 2 files validate.
-  const ImageFiles validation = image_subset(files, 0.3, ImageSubset::validation);
+  const LabeledFiles validation = labeled_subset(files, 0.3, Subset::validation);
   EXPECT_EQ(validation.paths, (std::vector<std::string>{files.paths[5], files.paths[6]}));
-  EXPECT_EQ(image_subset(files, 0.3, ImageSubset::training).paths.size(), 5u);
+  EXPECT_EQ(labeled_subset(files, 0.3, Subset::training).paths.size(), 5u);
   // Without labels every image counts, in hidden folders and outside the classes too, as Keras
   // lists them: the top folder's first.
-  const ImageFiles all =
-      index_image_directory({.directory = kTree, .inferred_labels = false, .shuffle = false});
+  const LabeledFiles all = index_image_directory(
+      {.files = {.directory = kTree, .inferred_labels = false, .shuffle = false}});
   ASSERT_EQ(all.paths.size(), 9u);
   EXPECT_EQ(all.paths[0], kTree + "/top.png");
   EXPECT_EQ(all.paths[1], kTree + "/.hidden/x.png");
@@ -55,14 +55,14 @@ TEST(ImageDirectory, ListsKerassFilesInKerassShuffledOrder) {
 }
 
 TEST(ImageDirectory, DecodesResizesAndLabels) {
-  const ImageDirectoryOptions options{.directory = kTree,
-                                      .label_mode = LabelMode::categorical,
-                                      .class_names = {"dogs", "cats"},
+  const ImageDirectoryOptions options{.files = {.directory = kTree,
+                                                .label_mode = LabelMode::categorical,
+                                                .class_names = {"dogs", "cats"},
+                                                .shuffle = false},
                                       .channels = 1,
                                       .height = 4,
-                                      .width = 3,
-                                      .shuffle = false};
-  const ImageFiles files = index_image_directory(options);
+                                      .width = 3};
+  const LabeledFiles files = index_image_directory(options);
   EXPECT_EQ(files.class_names, (std::vector<std::string>{"dogs", "cats"}));
   EXPECT_EQ(files.paths.front(), kTree + "/dogs/d.png");
   int64_t count = 0;
@@ -74,35 +74,41 @@ TEST(ImageDirectory, DecodesResizesAndLabels) {
     ++count;
   }
   EXPECT_EQ(count, 6);
-  const ImageDirectoryOptions binary{
-      .directory = kTree, .label_mode = LabelMode::binary, .class_names = {"birds", "dogs"}};
+  const ImageDirectoryOptions binary{.files = {.directory = kTree,
+                                               .label_mode = LabelMode::binary,
+                                               .class_names = {"birds", "dogs"}}};
   const Element first = *image_dataset(index_image_directory(binary), binary).iterator().next();
   EXPECT_EQ(first[1].shape(), Shape({1}));
   EXPECT_EQ(first[0].shape(), Shape({256, 256, 3}));
 }
 
 TEST(ImageDirectory, RefusesWhatItCannotReadNamingIt) {
-  EXPECT_THAT(error_of([] { (void)index_image_directory({.directory = kTree + "/none"}); }),
-              HasSubstr("tree/none: no such directory"));
   EXPECT_THAT(
-      error_of([] { (void)index_image_directory({.directory = kTree, .class_names = {"cows"}}); }),
+      error_of([] { (void)index_image_directory({.files = {.directory = kTree + "/none"}}); }),
+      HasSubstr("tree/none: no such directory"));
+  EXPECT_THAT(
+      error_of([] {
+        (void)index_image_directory({.files = {.directory = kTree, .class_names = {"cows"}}});
+      }),
       HasSubstr("class_names names 'cows', which is no subfolder (subfolders: birds, cats, dogs)"));
   EXPECT_THAT(error_of([] {
-                (void)index_image_directory({.directory = kTree, .label_mode = LabelMode::binary});
+                (void)index_image_directory(
+                    {.files = {.directory = kTree, .label_mode = LabelMode::binary}});
               }),
               HasSubstr("label_mode binary needs 2 classes, found 3"));
   const testing::TempDir empty;
   std::filesystem::create_directories(empty.file("only_class"));
   std::ofstream(empty.file("only_class/readme.txt")) << "no images";
-  EXPECT_THAT(error_of([&] { (void)index_image_directory({.directory = empty.file("")}); }),
-              HasSubstr(": no images (.bmp, .gif, .jpeg, .jpg, .png, .webp) in class subfolders"));
+  EXPECT_THAT(
+      error_of([&] { (void)index_image_directory({.files = {.directory = empty.file("")}}); }),
+      HasSubstr(": no images (.bmp, .gif, .jpeg, .jpg, .png, .webp) in class subfolders"));
   // A damaged image: an error naming it when its element is read, or skipped and counted.
   std::ofstream(empty.file("only_class/bad.png")) << "\x89PNG\r\n\x1A\n truncated";
   std::ofstream(empty.file("only_class/fine.png"), std::ios::binary)
       << std::ifstream(kTree + "/cats/a.png", std::ios::binary).rdbuf();
   ImageDirectoryOptions options{
-      .directory = empty.file(""), .height = 2, .width = 2, .shuffle = false};
-  const ImageFiles files = index_image_directory(options);
+      .files = {.directory = empty.file(""), .shuffle = false}, .height = 2, .width = 2};
+  const LabeledFiles files = index_image_directory(options);
   EXPECT_THAT(error_of([&] { (void)image_dataset(files, options).iterator().next(); }),
               HasSubstr("only_class/bad.png: bad PNG"));
   options.skip_bad_files = true;
