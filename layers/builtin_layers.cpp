@@ -30,6 +30,7 @@
 #include "kiln/layers/preprocessing/random_zoom.h"
 #include "kiln/layers/preprocessing/rescaling.h"
 #include "kiln/layers/preprocessing/resizing.h"
+#include "kiln/layers/preprocessing/text_vectorization.h"
 #include "kiln/layers/recurrent/bidirectional.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/recurrent/time_distributed.h"
@@ -94,6 +95,7 @@ builtin_layer_factories() {
       {"Resizing", Resizing::from_config},
       {"SimpleRNN", SimpleRNN::from_config},
       {"Subtract", Subtract::from_config},
+      {"TextVectorization", TextVectorization::from_config},
       {"TimeDistributed", TimeDistributed::from_config},
       {"UpSampling2D", UpSampling2D::from_config},
       {"ZeroPadding2D", ZeroPadding2D::from_config},

@@ -119,6 +119,48 @@ std::vector<TensorMeta> Model::input_specs() const {
   return out;
 }
 
+std::vector<std::shared_ptr<layers::StringLayer>> Model::string_readers() const {
+  std::vector<std::shared_ptr<layers::StringLayer>> readers;
+  if (!graph_) return readers;
+  for (const layers::KerasTensor& input : graph_->inputs()) {
+    if (input.dtype() != DType::string) {
+      readers.push_back(nullptr);
+      continue;
+    }
+    std::vector<layers::LayerPtr> readers_of_input;
+    for (const auto& record : graph_->records())
+      for (const layers::KerasTensor& t : record->inputs)
+        if (t.record() == input.record()) readers_of_input.push_back(record->layer);
+    auto reader = readers_of_input.size() == 1
+                      ? std::dynamic_pointer_cast<layers::StringLayer>(readers_of_input[0])
+                      : nullptr;
+    KILN_CHECK(reader != nullptr, "model '", name(), "': string input '",
+               input.record()->layer->name(), "' must go into one layer that reads strings ",
+               "(TextVectorization), which alone reads it; it goes into ", readers_of_input.size(),
+               readers_of_input.size() == 1 ? " layer, " + readers_of_input[0]->class_name() +
+                                                  " '" + readers_of_input[0]->name() + "'"
+                                            : " layers");
+    readers.push_back(std::move(reader));
+  }
+  return readers;
+}
+
+std::vector<Tensor> Model::encode_string_inputs(const std::vector<Tensor>& x) const {
+  const auto readers = string_readers();
+  std::vector<Tensor> out = x;
+  for (size_t i = 0; i < out.size() && i < readers.size(); ++i)
+    if (readers[i] && out[i].dtype() == DType::string) out[i] = readers[i]->encode(out[i]);
+  return out;
+}
+
+std::vector<TensorMeta> Model::step_input_specs() const {
+  std::vector<TensorMeta> specs = input_specs();
+  const auto readers = string_readers();
+  for (size_t i = 0; i < specs.size() && i < readers.size(); ++i)
+    if (readers[i]) specs[i] = readers[i]->encoded_spec(specs[i]);
+  return specs;
+}
+
 std::string Model::input_name(size_t i) const {
   if (graph_ && i < graph_->inputs().size()) return graph_->inputs()[i].record()->layer->name();
   return "input_" + std::to_string(i);

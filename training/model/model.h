@@ -14,6 +14,7 @@
 
 #include "kiln/datasets/dataset.h"
 #include "kiln/layers/layer.h"
+#include "kiln/layers/preprocessing/string_layer.h"
 #include "kiln/training/callbacks/callback.h"
 #include "kiln/training/model/compile_options.h"
 #include "kiln/training/model/fit_options.h"
@@ -95,6 +96,14 @@ class Model : public layers::Layer {
   virtual std::vector<TensorMeta> declared_input_specs() const { return input_specs(); }
   // The name of input i in messages: its InputLayer's.
   virtual std::string input_name(size_t i) const;
+  // For each input, the StringLayer that reads it where the input is a string (a model's string
+  // input must go into one, which alone reads it), else null. Strings have no ops: these layers
+  // run on the host before the traced steps (layers/preprocessing/string_layer.h).
+  virtual std::vector<std::shared_ptr<layers::StringLayer>> string_readers() const;
+  // The inputs as the traced steps take them: each string input through its StringLayer.
+  std::vector<Tensor> encode_string_inputs(const std::vector<Tensor>& x) const;
+  // input_specs() as the steps see them: a string input's is its StringLayer's output spec.
+  std::vector<TensorMeta> step_input_specs() const;
   // Refuses inputs that do not fit input_specs() (their number, rank and known dims), naming
   // `call` (the public call: "fit", "predict", ...), the input and both shapes. The entry points
   // check before they create any state.

@@ -24,6 +24,8 @@ class Sequential : public Model {
   std::vector<TensorMeta> declared_input_specs() const override;
   // The Input's name, or Keras's "input_layer" for an input_shape or the first call's shape.
   std::string input_name(size_t i) const override;
+  // The first layer, when the input is a string.
+  std::vector<std::shared_ptr<layers::StringLayer>> string_readers() const override;
 
   void build(const std::vector<Shape>& input_shapes) override;
   std::vector<Tensor> call(const std::vector<Tensor>& inputs,

@@ -147,7 +147,7 @@ void Trainer::check_validation(const Batch& validation) const {
 
 std::pair<std::vector<DType>, std::vector<TensorSpec>> Trainer::input_plan(
     const std::vector<Tensor>& x) const {
-  const std::vector<TensorMeta> declared = model_.input_specs();
+  const std::vector<TensorMeta> declared = model_.step_input_specs();
   std::vector<DType> dtypes = dtypes_.x;
   if (predict_steps_.empty()) {
     dtypes.clear();

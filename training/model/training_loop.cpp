@@ -74,6 +74,7 @@ Batch to_batch(const Model& model, const datasets::Element& e, bool with_targets
              " components; the model takes ", inputs, " inputs");
   for (size_t i = 0; i < inputs; ++i) b.x.push_back(e[i]);
   model.check_inputs(b.x, call);
+  b.x = model.encode_string_inputs(b.x);
   if (!with_targets) return b;
   KILN_CHECK(e.size() == inputs + outputs || e.size() == inputs + outputs + 1, call,
              ": a dataset element has ", e.size(), " components; expected ", inputs, " inputs + ",
@@ -428,7 +429,7 @@ std::vector<Tensor> Model::predict(const std::vector<Tensor>& x, PredictOptions 
   for (const datasets::Element& e : data) {
     if (options.steps > 0 && step >= options.steps) break;
     callbacks.each([&](Callback& c) { c.on_predict_batch_begin(step, {}); });
-    parts.push_back(t.predict_batch(e));
+    parts.push_back(t.predict_batch(encode_string_inputs(e)));
     callbacks.each([&](Callback& c) { c.on_predict_batch_end(step, {}); });
     ++step;
   }
@@ -451,7 +452,7 @@ std::map<std::string, double> Model::train_on_batch(const std::vector<Tensor>& x
   Trainer& t = trainer();
   // Keras's default: metrics accumulate across calls until reset_metrics.
   return t.train_batch(
-      {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+      {encode_string_inputs(x), y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
 }
 
 std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
@@ -461,13 +462,13 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
   Trainer& t = trainer();
   NoGradGuard no_grad;
   return t.test_batch(
-      {x, y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+      {encode_string_inputs(x), y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
 }
 
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {
   check_inputs(x, "predict_on_batch");
   NoGradGuard no_grad;
-  std::vector<Tensor> out = predicting_trainer().predict_batch(x);
+  std::vector<Tensor> out = predicting_trainer().predict_batch(encode_string_inputs(x));
   for (Tensor& t : out) t = t.to(Device::cpu());  // on the host, as Keras returns NumPy arrays
   return out;
 }

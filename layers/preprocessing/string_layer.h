@@ -1,0 +1,24 @@
+#pragma once
+// A layer that reads strings (TextVectorization, StringLookup). Strings have no kernels, so it
+// runs on the host, eagerly, outside the traced steps: a model feeds each of its string inputs
+// through the one such layer that reads it before each step (Model::encode_string_inputs), and
+// inside the steps the layer receives what it made and passes it on. Given strings, it encodes
+// them; given a tensor of its output dtype, it returns it as it is.
+#include "kiln/layers/layer.h"
+
+namespace kiln::layers {
+
+class StringLayer : public Layer {
+ public:
+  using Layer::Layer;
+
+  std::vector<Tensor> call(const std::vector<Tensor>& inputs, const CallContext&) final;
+  std::vector<TensorMeta> compute_output_spec(const std::vector<TensorMeta>& inputs) final;
+
+  // The layer's output for a CPU string tensor.
+  virtual Tensor encode(const Tensor& strings) const = 0;
+  // The spec of encode's output for strings of `input`'s spec (dims may be unknown).
+  virtual TensorMeta encoded_spec(const TensorMeta& input) const = 0;
+};
+
+}  // namespace kiln::layers

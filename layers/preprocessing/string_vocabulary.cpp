@@ -1,0 +1,75 @@
+#include "kiln/layers/preprocessing/string_vocabulary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_set>
+
+#include "kiln/framework/core/error.h"
+
+namespace kiln::layers {
+
+StringVocabulary::StringVocabulary(std::vector<std::string> terms, bool mask,
+                                   std::string oov_token, const std::string& layer)
+    : mask_(mask) {
+  if (mask_) entries_.emplace_back();
+  entries_.push_back(std::move(oov_token));
+  for (std::string& term : terms) {
+    KILN_CHECK(!(mask_ && term.empty()), layer, ": the vocabulary holds the mask token \"\"");
+    KILN_CHECK(term != entries_[oov_index()], layer, ": the vocabulary holds the OOV token '",
+               term, "'");
+    entries_.push_back(std::move(term));
+  }
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const bool fresh = index_.emplace(entries_[i], static_cast<int64_t>(i)).second;
+    KILN_CHECK(fresh, layer, ": the vocabulary holds '", entries_[i], "' more than once");
+  }
+}
+
+int64_t StringVocabulary::index_of(const std::string& token) const {
+  const auto it = index_.find(token);
+  return it == index_.end() ? oov_index() : it->second;
+}
+
+std::vector<std::string> StringVocabulary::terms() const {
+  return {entries_.begin() + oov_index() + 1, entries_.end()};
+}
+
+void TokenCounts::add_document(const std::vector<std::string>& tokens) {
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& token : tokens) {
+    ++counts_[token];
+    if (seen.insert(token).second) ++document_counts_[token];
+  }
+  ++documents_;
+}
+
+std::vector<std::string> TokenCounts::vocabulary(int64_t max_terms,
+                                                 const std::vector<std::string>& specials) const {
+  std::vector<std::pair<int64_t, std::string_view>> ranked;
+  ranked.reserve(counts_.size());
+  for (const auto& [token, count] : counts_)
+    if (std::find(specials.begin(), specials.end(), token) == specials.end())
+      ranked.emplace_back(count, token);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  if (max_terms >= 0 && ranked.size() > static_cast<size_t>(max_terms))
+    ranked.resize(static_cast<size_t>(max_terms));
+  std::vector<std::string> out;
+  out.reserve(ranked.size());
+  for (const auto& [count, token] : ranked) out.emplace_back(token);
+  return out;
+}
+
+std::vector<double> TokenCounts::idf(const std::vector<std::string>& terms) const {
+  std::vector<double> out;
+  out.reserve(terms.size());
+  for (const std::string& term : terms) {
+    const auto it = document_counts_.find(term);
+    const double holding = it == document_counts_.end() ? 0.0 : static_cast<double>(it->second);
+    out.push_back(std::log(1.0 + static_cast<double>(documents_) / (1.0 + holding)));
+  }
+  return out;
+}
+
+}  // namespace kiln::layers

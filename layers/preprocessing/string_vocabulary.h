@@ -1,0 +1,58 @@
+#pragma once
+// The token table behind TextVectorization (and StringLookup): the vocabulary as Keras's
+// get_vocabulary() lists it, one entry per index (the mask token "" first where there is one,
+// then the OOV token, then the terms), with a hash map from term to index; and the counts that
+// adapt gathers to make one.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kiln::layers {
+
+class StringVocabulary {
+ public:
+  StringVocabulary() = default;
+  // `terms` without the special tokens; `mask` says whether index 0 is the mask token "".
+  // Repeated terms, or one that is a special token, are refused naming `layer`.
+  StringVocabulary(std::vector<std::string> terms, bool mask, std::string oov_token,
+                   const std::string& layer);
+
+  // The index of a token: 0 for the mask token "" (when masking), the OOV index for one not in
+  // the vocabulary.
+  int64_t index_of(const std::string& token) const;
+  int64_t oov_index() const { return mask_ ? 1 : 0; }
+  // Entries, specials included (Keras's vocabulary_size()).
+  int64_t size() const { return static_cast<int64_t>(entries_.size()); }
+  const std::vector<std::string>& entries() const { return entries_; }
+  // The terms alone, without the special tokens.
+  std::vector<std::string> terms() const;
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  bool mask_ = false;
+  std::vector<std::string> entries_;
+  std::unordered_map<std::string, int64_t> index_;
+};
+
+// What adapt gathers: each token's count and, for tf_idf, the documents it appears in.
+class TokenCounts {
+ public:
+  // One document's tokens.
+  void add_document(const std::vector<std::string>& tokens);
+  // The most frequent `max_terms` tokens (all when negative), by count, ties broken by the
+  // tokens themselves, highest first (Keras's np.lexsort order), leaving out `specials`.
+  std::vector<std::string> vocabulary(int64_t max_terms,
+                                      const std::vector<std::string>& specials) const;
+  // Keras's idf of each term: log(1 + documents / (1 + documents holding it)).
+  std::vector<double> idf(const std::vector<std::string>& terms) const;
+  int64_t documents() const { return documents_; }
+
+ private:
+  std::unordered_map<std::string, int64_t> counts_;
+  std::unordered_map<std::string, int64_t> document_counts_;
+  int64_t documents_ = 0;
+};
+
+}  // namespace kiln::layers
