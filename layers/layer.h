@@ -18,6 +18,8 @@
 //     Variable factor_;
 //   };
 #include <concepts>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,10 +67,17 @@ struct CallContext {
 // `path` ("" for the layer itself, "cell" for a recurrent layer's, "forward_layer/cell", ...),
 // saved as <path>/vars/0, /1, ... in this order. `name` is the Keras object that owns them (the
 // layer's name, "lstm_cell", "query"), which Keras records beside them.
+//
+// A group may also own files that a .keras archive keeps under assets/<path>/ (a lookup
+// layer's vocabulary.txt, as Keras's save_assets writes it): save_assets gives them by file
+// name, load_assets takes those the archive holds there.
+using AssetFiles = std::map<std::string, std::string>;
 struct WeightGroup {
   std::string path;
   std::vector<Variable> variables;
   std::string name;
+  std::function<AssetFiles()> save_assets = nullptr;
+  std::function<void(const AssetFiles&)> load_assets = nullptr;
 };
 
 class Layer : public std::enable_shared_from_this<Layer> {

@@ -8,15 +8,15 @@
 
 namespace kiln::layers {
 
-StringVocabulary::StringVocabulary(std::vector<std::string> terms, bool mask,
-                                   std::string oov_token, const std::string& layer)
+StringVocabulary::StringVocabulary(std::vector<std::string> terms, bool mask, std::string oov_token,
+                                   const std::string& layer)
     : mask_(mask) {
   if (mask_) entries_.emplace_back();
   entries_.push_back(std::move(oov_token));
   for (std::string& term : terms) {
     KILN_CHECK(!(mask_ && term.empty()), layer, ": the vocabulary holds the mask token \"\"");
-    KILN_CHECK(term != entries_[oov_index()], layer, ": the vocabulary holds the OOV token '",
-               term, "'");
+    KILN_CHECK(term != entries_[oov_index()], layer, ": the vocabulary holds the OOV token '", term,
+               "'");
     entries_.push_back(std::move(term));
   }
   for (size_t i = 0; i < entries_.size(); ++i) {

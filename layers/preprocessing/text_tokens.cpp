@@ -17,9 +17,11 @@ bool is_ascii_space(unsigned char c) {
 // The length of the UTF-8 sequence a lead byte starts, if the bytes after it continue it; else 0.
 size_t code_point_length(std::string_view s, size_t at) {
   const auto lead = static_cast<unsigned char>(s[at]);
-  const size_t n = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3
-                                   : (lead >> 3) == 0x1E ? 4
-                                                         : 0;
+  const size_t n = lead < 0x80           ? 1
+                   : (lead >> 5) == 0x6  ? 2
+                   : (lead >> 4) == 0xE  ? 3
+                   : (lead >> 3) == 0x1E ? 4
+                                         : 0;
   if (n == 0 || at + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k)
     if ((static_cast<unsigned char>(s[at + k]) & 0xC0) != 0x80) return 0;
@@ -55,8 +57,7 @@ TextSplit parse_text_split(const std::string& name) {
   if (name.empty()) return TextSplit::none;
   if (name == "whitespace") return TextSplit::whitespace;
   if (name == "character") return TextSplit::character;
-  throw Error(
-      detail::concat("split must be whitespace, character or null, got '", name, "'"));
+  throw Error(detail::concat("split must be whitespace, character or null, got '", name, "'"));
 }
 
 std::string text_split_name(TextSplit split) {

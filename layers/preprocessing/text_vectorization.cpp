@@ -16,8 +16,7 @@ constexpr const char* kOovToken = "[UNK]";
 std::vector<std::vector<const std::string*>> rows_of(const Tensor& strings, bool splitting,
                                                      const std::string& layer) {
   const Shape& shape = strings.shape();
-  KILN_SHAPE_CHECK(shape.rank() <= 2, layer, ": inputs are strings of rank 0, 1 or 2, got ",
-                   shape);
+  KILN_SHAPE_CHECK(shape.rank() <= 2, layer, ": inputs are strings of rank 0, 1 or 2, got ", shape);
   KILN_SHAPE_CHECK(!splitting || shape.rank() < 2 || shape[1] == 1, layer,
                    ": to split strings into tokens the input must be [batch] or [batch, 1], got ",
                    shape);
@@ -26,7 +25,8 @@ std::vector<std::vector<const std::string*>> rows_of(const Tensor& strings, bool
   const std::string* p = strings.data<std::string>();
   std::vector<std::vector<const std::string*>> out(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t k = 0; k < per_row; ++k) out[static_cast<size_t>(r)].push_back(p + r * per_row + k);
+    for (int64_t k = 0; k < per_row; ++k)
+      out[static_cast<size_t>(r)].push_back(p + r * per_row + k);
   return out;
 }
 
@@ -91,11 +91,10 @@ void TextVectorization::set_vocabulary(std::vector<std::string> terms,
   if (!tf_idf) return;
   // Keras gives the OOV index the mean weight (it has no document count of its own) and the
   // padding up to max_tokens zeros.
-  const double mean =
-      idf_weights.empty()
-          ? 0.0
-          : std::accumulate(idf_weights.begin(), idf_weights.end(), 0.0) /
-                static_cast<double>(idf_weights.size());
+  const double mean = idf_weights.empty()
+                          ? 0.0
+                          : std::accumulate(idf_weights.begin(), idf_weights.end(), 0.0) /
+                                static_cast<double>(idf_weights.size());
   idf_.push_back(static_cast<float>(mean));
   for (const double w : idf_weights) idf_.push_back(static_cast<float>(w));
   idf_.resize(static_cast<size_t>(depth()), 0.0f);
@@ -121,6 +120,55 @@ void TextVectorization::adapt(const Batches& next) {
   std::vector<double> idf;
   if (options_.output_mode == "tf_idf") idf = counts.idf(terms);
   set_vocabulary(std::move(terms), std::move(idf));
+}
+
+AssetFiles TextVectorization::vocabulary_file() const {
+  const std::string what = "TextVectorization '" + name() + "'";
+  KILN_CHECK(options_.output_mode != "tf_idf", what,
+             ": saving output_mode tf_idf (its idf_weights) is not supported yet");
+  if (options_.vocabulary || table_.empty()) return {};
+  std::string text;
+  const std::vector<std::string>& entries = table_.entries();
+  for (size_t i = 0; i < entries.size(); ++i) {
+    KILN_CHECK(entries[i].find('\n') == std::string::npos, what, ": the vocabulary entry '",
+               entries[i], "' holds a line break, which vocabulary.txt cannot keep");
+    if (i > 0) text += '\n';
+    text += entries[i];
+  }
+  return {{"vocabulary.txt", text}};
+}
+
+void TextVectorization::load_vocabulary_file(const AssetFiles& files) {
+  const auto file = files.find("vocabulary.txt");
+  if (options_.vocabulary || file == files.end()) return;
+  // Keras's reading: one entry per line, trailing empty lines dropped, the special tokens first.
+  std::vector<std::string> entries;
+  size_t start = 0;
+  const std::string& text = file->second;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    entries.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  while (!entries.empty() && entries.back().empty()) entries.pop_back();
+  const size_t specials = int_mode() ? 2 : 1;
+  KILN_CHECK(entries.size() >= specials && (!int_mode() || entries[0].empty()) &&
+                 entries[specials - 1] == kOovToken,
+             "TextVectorization '", name(), "': vocabulary.txt does not start with the ",
+             int_mode() ? "mask token \"\" and the " : "", "OOV token ", kOovToken);
+  set_vocabulary({entries.begin() + static_cast<std::ptrdiff_t>(specials), entries.end()});
+}
+
+std::vector<WeightGroup> TextVectorization::weight_groups() const {
+  // Loading through the group changes the layer, as loading a variable through a group changes
+  // the variable: the groups are how a model's state is reached, const or not.
+  auto* self = const_cast<TextVectorization*>(this);
+  return {{"",
+           {},
+           name(),
+           [this] { return vocabulary_file(); },
+           [self](const AssetFiles& files) { self->load_vocabulary_file(files); }},
+          {"_lookup_layer", {}, "string_lookup", [this] { return vocabulary_file(); }, nullptr}};
 }
 
 int64_t TextVectorization::depth() const {
@@ -192,23 +240,23 @@ ConfigField<Options> nullable_name(std::string key, std::string Options::*member
 
 // Keras's ngrams: null, an int, or a list of widths.
 ConfigField<Options> ngrams_field() {
-  return nullable(ConfigField<Options>{
-      "ngrams",
-      [](const Config& v, Options& o, std::string_view) {
-        o.ngrams_up_to.reset();
-        o.ngram_widths.clear();
-        if (v.is_list())
-          o.ngram_widths = v.as_int_list();
-        else if (!v.is_null())
-          o.ngrams_up_to = v.as_int();
-      },
-      [](const Options& o) {
-        if (o.ngrams_up_to) return Config(*o.ngrams_up_to);
-        if (o.ngram_widths.empty()) return Config();
-        Config list = Config::list();
-        for (const int64_t w : o.ngram_widths) list.push_back(Config(w));
-        return list;
-      }});
+  return nullable(ConfigField<Options>{"ngrams",
+                                       [](const Config& v, Options& o, std::string_view) {
+                                         o.ngrams_up_to.reset();
+                                         o.ngram_widths.clear();
+                                         if (v.is_list())
+                                           o.ngram_widths = v.as_int_list();
+                                         else if (!v.is_null())
+                                           o.ngrams_up_to = v.as_int();
+                                       },
+                                       [](const Options& o) {
+                                         if (o.ngrams_up_to) return Config(*o.ngrams_up_to);
+                                         if (o.ngram_widths.empty()) return Config();
+                                         Config list = Config::list();
+                                         for (const int64_t w : o.ngram_widths)
+                                           list.push_back(Config(w));
+                                         return list;
+                                       }});
 }
 
 ConfigField<Options> vocabulary_field() {
@@ -229,15 +277,12 @@ ConfigField<Options> vocabulary_field() {
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table{
       field("max_tokens", &Options::max_tokens),
-      nullable_name("standardize", &Options::standardize),
-      nullable_name("split", &Options::split),
-      ngrams_field(),
-      field("output_mode", &Options::output_mode),
+      nullable_name("standardize", &Options::standardize), nullable_name("split", &Options::split),
+      ngrams_field(), field("output_mode", &Options::output_mode),
       field("output_sequence_length", &Options::output_sequence_length),
       field("pad_to_max_tokens", &Options::pad_to_max_tokens),
       fixed_field<Options>("sparse", Config(false), "kiln's tensors are dense"),
-      fixed_field<Options>("ragged", Config(false), "kiln's tensors are dense"),
-      vocabulary_field(),
+      fixed_field<Options>("ragged", Config(false), "kiln's tensors are dense"), vocabulary_field(),
       field("idf_weights", &Options::idf_weights),
       fixed_field<Options>("encoding", Config("utf-8")),
       // Keras writes it; it follows from the vocabulary.

@@ -45,6 +45,10 @@ class TextVectorization : public StringLayer, public Adaptable {
   explicit TextVectorization(TextVectorizationOptions options = {});
   static LayerPtr from_config(const Config& config);
   Config get_config() const override;
+  // Keras's layout: the layer's group and its StringLookup's ("_lookup_layer"), with no
+  // variables; an adapted vocabulary is the asset vocabulary.txt of both (a given one is in the
+  // config). tf_idf's weights are not saved yet.
+  std::vector<WeightGroup> weight_groups() const override;
 
   Tensor encode(const Tensor& strings) const override;
   TensorMeta encoded_spec(const TensorMeta& input) const override;
@@ -68,6 +72,8 @@ class TextVectorization : public StringLayer, public Adaptable {
  private:
   bool int_mode() const { return options_.output_mode == "int"; }
   int64_t depth() const;
+  AssetFiles vocabulary_file() const;
+  void load_vocabulary_file(const AssetFiles& files);
   std::vector<int64_t> widths() const;
 
   TextVectorizationOptions options_;

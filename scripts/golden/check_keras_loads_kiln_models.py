@@ -17,6 +17,7 @@ import zipfile
 import h5py
 import keras
 import numpy as np
+import tensorflow as tf
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import generate_keras_model_files  # noqa: E402,F401  (registers the custom layer "kiln>Scale")
@@ -69,6 +70,9 @@ def main(kiln_dir):
             xs = [f[k][()] for k in sorted(f) if k.startswith("x")]
             ys = [f[k][()] for k in sorted(f) if k.startswith("y")]
         model = keras.saving.load_model(path)
+        # String inputs (h5py reads them as bytes objects) go in as a string tensor, which
+        # predict takes where a NumPy object array is refused.
+        xs = [tf.constant(x) if x.dtype == object else x for x in xs]
         out = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
         out = out if isinstance(out, list) else [out]
         diff = max(float(np.max(np.abs(o - y))) for o, y in zip(out, ys))

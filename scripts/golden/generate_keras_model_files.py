@@ -162,6 +162,20 @@ def preprocessing():
     ], name="preprocessing")
 
 
+TEXTS = ["The cat sat on the mat.", "A dog ate the cat's dinner!", "Ärger über die Straße",
+         "the bird sang", "zebra yak xenops"]
+
+
+def text():
+    """A string input through an adapted TextVectorization (its vocabulary an asset of the
+    file), an Embedding and a pooled Dense head."""
+    vectorize = L.TextVectorization(max_tokens=16, output_sequence_length=6)
+    vectorize.adapt(TEXTS)
+    review = keras.Input(shape=(), dtype="string", name="review")
+    x = L.GlobalAveragePooling1D()(L.Embedding(16, 4)(vectorize(review)))
+    return keras.Model(review, L.Dense(2)(x), name="text")
+
+
 def weight_arguments():
     """Every weight argument away from its default: initializers, regularizers and constraints
     with arguments, and an activity regularizer."""
@@ -188,7 +202,7 @@ def weight_arguments():
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     cases = (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
-             multi_input, custom, weight_arguments, preprocessing)
+             multi_input, custom, weight_arguments, preprocessing, text)
     for build in [c for c in cases if len(sys.argv) < 2 or c.__name__ in sys.argv[1:]]:
         keras.utils.clear_session()
         model = build()
@@ -198,7 +212,8 @@ def main():
         for layer in model.layers:
             if isinstance(layer, L.Normalization):
                 layer.finalize_state()
-        xs = inputs_for(model)
+        xs = [np.array(TEXTS + ["unseen words only"], dtype=object)] if model.name == "text" \
+            else inputs_for(model)
         if model.name == "masking":
             xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked
         ys = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
@@ -206,7 +221,8 @@ def main():
         model.save(OUT / f"{model.name}.keras")
         with h5py.File(OUT / f"{model.name}.expected.h5", "w") as f:
             for i, x in enumerate(xs):
-                f.create_dataset(f"x{i}", data=x)
+                strings = x.dtype == object
+                f.create_dataset(f"x{i}", data=x, dtype=h5py.string_dtype() if strings else None)
             for i, y in enumerate(ys):
                 f.create_dataset(f"y{i}", data=np.asarray(y))
         print("wrote", model.name)

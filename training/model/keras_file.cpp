@@ -80,6 +80,33 @@ void restore_optimizer(Model& model, const saving::H5Group& root) {
   saving::assign_all(saving::stage_groups(root, {group}, "optimizer state for"));
 }
 
+// "assets/<group path>/": where a group's asset files sit in the archive, as Keras's DiskIOStore
+// puts them.
+std::string assets_folder(const layers::WeightGroup& group) {
+  return group.path.empty() ? "assets/" : "assets/" + group.path + "/";
+}
+
+std::vector<saving::ArchiveEntry> asset_entries(const Model& model) {
+  std::vector<saving::ArchiveEntry> entries;
+  for (const layers::WeightGroup& group : model.saved_weights().groups)
+    if (group.save_assets)
+      for (auto& [file, bytes] : group.save_assets())
+        entries.push_back({assets_folder(group) + file, std::move(bytes)});
+  return entries;
+}
+
+void load_assets(Model& model, const std::vector<saving::ArchiveEntry>& entries) {
+  for (const layers::WeightGroup& group : model.saved_weights().groups) {
+    if (!group.load_assets) continue;
+    const std::string folder = assets_folder(group);
+    layers::AssetFiles files;
+    for (const saving::ArchiveEntry& e : entries)
+      if (e.name.starts_with(folder) && e.name.find('/', folder.size()) == std::string::npos)
+        files.emplace(e.name.substr(folder.size()), e.bytes);
+    group.load_assets(files);
+  }
+}
+
 std::shared_ptr<Model> model_from_config(const Config& config, const std::string& path) {
   layers::LayerPtr layer;
   try {
@@ -104,8 +131,10 @@ void save_model(const Model& model, const std::string& path) {
                                    .set("keras_version", kKerasFormatVersion)
                                    .set("date_saved", date_saved())
                                    .to_json();
-  saving::write_zip_archive(
-      path, {{kMetadata, metadata}, {kConfig, config}, {kWeights, weights_image(model, path)}});
+  std::vector<saving::ArchiveEntry> entries{
+      {kMetadata, metadata}, {kConfig, config}, {kWeights, weights_image(model, path)}};
+  for (saving::ArchiveEntry& asset : asset_entries(model)) entries.push_back(std::move(asset));
+  saving::write_zip_archive(path, entries);
 }
 
 std::shared_ptr<Model> load_model(const std::string& path, const LoadModelOptions& options) {
@@ -124,6 +153,7 @@ std::shared_ptr<Model> load_model(const std::string& path, const LoadModelOption
   const saving::H5File weights = saving::H5File::open_image(
       saving::archive_entry(entries, kWeights, path), path + ":" + kWeights);
   saving::read_weights(model->saved_weights(), weights.root());
+  load_assets(*model, entries);
   if (compiled) restore_optimizer(*model, weights.root());
   return model;
 }

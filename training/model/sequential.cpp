@@ -68,11 +68,12 @@ std::string Sequential::input_name(size_t) const {
 
 std::vector<std::shared_ptr<layers::StringLayer>> Sequential::string_readers() const {
   if (!input_spec_ || input_spec_->dtype != DType::string) return {nullptr};
-  auto reader = layers_.empty() ? nullptr
-                                : std::dynamic_pointer_cast<layers::StringLayer>(layers_.front());
+  auto reader =
+      layers_.empty() ? nullptr : std::dynamic_pointer_cast<layers::StringLayer>(layers_.front());
   KILN_CHECK(reader != nullptr, "Sequential '", name(),
              "': a string input must go first into a layer that reads strings ",
-             "(TextVectorization)", layers_.empty() ? "" : ", not " + layers_.front()->class_name());
+             "(TextVectorization)",
+             layers_.empty() ? "" : ", not " + layers_.front()->class_name());
   return {reader};
 }
 

@@ -452,7 +452,8 @@ std::map<std::string, double> Model::train_on_batch(const std::vector<Tensor>& x
   Trainer& t = trainer();
   // Keras's default: metrics accumulate across calls until reset_metrics.
   return t.train_batch(
-      {encode_string_inputs(x), y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+      {encode_string_inputs(x), y,
+       sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
 }
 
 std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
@@ -462,7 +463,8 @@ std::map<std::string, double> Model::test_on_batch(const std::vector<Tensor>& x,
   Trainer& t = trainer();
   NoGradGuard no_grad;
   return t.test_batch(
-      {encode_string_inputs(x), y, sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
+      {encode_string_inputs(x), y,
+       sample_weight.defined() ? std::vector{sample_weight} : std::vector<Tensor>{}});
 }
 
 std::vector<Tensor> Model::predict_on_batch(const std::vector<Tensor>& x) {

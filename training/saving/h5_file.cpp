@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 
 #include "kiln/framework/core/error.h"
 
@@ -72,9 +73,45 @@ std::optional<DType> dtype_of_type(hid_t type) {
     case H5T_ENUM:
       if (size == 1) return DType::boolean;
       return std::nullopt;
+    case H5T_STRING:
+      return DType::string;
     default:
       return std::nullopt;
   }
+}
+
+// The variable-length UTF-8 string type h5py writes str data as.
+H5Handle string_type() {
+  const H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(type.id(), H5T_VARIABLE);
+  H5Tset_cset(type.id(), H5T_CSET_UTF8);
+  return type;
+}
+
+// `n` strings stored as `type` (variable-length or fixed-width) in `space`, read by
+// read(memory type, buffer); `what` names them in errors.
+std::vector<std::string> read_strings(hid_t type, hid_t space, size_t n,
+                                      const std::function<herr_t(hid_t, void*)>& read,
+                                      const std::string& what) {
+  std::vector<std::string> out;
+  if (H5Tis_variable_str(type) > 0) {
+    const H5Handle memory(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(memory.id(), H5T_VARIABLE);
+    H5Tset_cset(memory.id(), H5Tget_cset(type));
+    std::vector<char*> pointers(n, nullptr);
+    KILN_CHECK(read(memory.id(), pointers.data()) >= 0, "cannot read ", what);
+    for (char* p : pointers) out.emplace_back(p == nullptr ? "" : p);
+    H5Dvlen_reclaim(memory.id(), space, H5P_DEFAULT, pointers.data());
+  } else {
+    const size_t width = H5Tget_size(type);
+    std::vector<char> buffer(n * width);
+    KILN_CHECK(read(type, buffer.data()) >= 0, "cannot read ", what);
+    for (size_t i = 0; i < n; ++i) {
+      const char* begin = buffer.data() + i * width;
+      out.emplace_back(begin, std::find(begin, begin + width, '\0'));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -154,7 +191,9 @@ std::vector<std::string> H5Group::children() const {
 void H5Group::write(const std::string& name, const Tensor& value) {
   const Tensor host = value.to(Device::cpu());
   H5Handle keep;
-  const hid_t type = native_type(host.dtype(), keep);
+  const bool text = host.dtype() == DType::string;
+  if (text) keep = string_type();
+  const hid_t type = text ? keep.id() : native_type(host.dtype(), keep);
   KILN_CHECK(type >= 0, where(), "/", name, ": kiln cannot store ", dtype_name(host.dtype()),
              " tensors in HDF5 (cast to float32 first)");
   std::vector<hsize_t> dims;
@@ -167,8 +206,13 @@ void H5Group::write(const std::string& name, const Tensor& value) {
   const H5Handle dataset = owned(H5Dcreate2(handle_.id(), name.c_str(), type, space.id(),
                                             H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                                  H5Dclose, "cannot create dataset '" + name + "' in " + where());
+  std::vector<const char*> pointers;  // strings are written through pointers to their bytes
+  if (text)
+    for (int64_t i = 0; i < host.numel(); ++i)
+      pointers.push_back(host.data<std::string>()[i].c_str());
   KILN_CHECK(host.numel() == 0 ||
-                 H5Dwrite(dataset.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, host.raw_data()) >= 0,
+                 H5Dwrite(dataset.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                          text ? static_cast<const void*>(pointers.data()) : host.raw_data()) >= 0,
              "cannot write ", where(), "/", name);
 }
 
@@ -189,12 +233,24 @@ H5DatasetInfo H5Group::info(const std::string& name) const {
 Tensor H5Group::read(const std::string& name) const {
   const H5DatasetInfo meta = info(name);
   KILN_CHECK(meta.dtype.has_value(), where(), "/", name,
-             " holds values of a type kiln does not read (not numbers or bools)");
+             " holds values of a type kiln does not read (not numbers, bools or strings)");
   Tensor out = Tensor::empty(meta.shape, *meta.dtype, Device::cpu());
   H5Handle keep;
   const hid_t type = native_type(*meta.dtype, keep);
   const H5Handle dataset = owned(H5Dopen2(handle_.id(), name.c_str(), H5P_DEFAULT), H5Dclose,
                                  "cannot open dataset " + where() + "/" + name);
+  if (out.dtype() == DType::string) {
+    const H5Handle stored(H5Dget_type(dataset.id()), H5Tclose);
+    const H5Handle space(H5Dget_space(dataset.id()), H5Sclose);
+    std::vector<std::string> text = read_strings(
+        stored.id(), space.id(), static_cast<size_t>(out.numel()),
+        [&](hid_t memory, void* buffer) {
+          return H5Dread(dataset.id(), memory, H5S_ALL, H5S_ALL, H5P_DEFAULT, buffer);
+        },
+        where() + "/" + name);
+    std::move(text.begin(), text.end(), out.data<std::string>());
+    return out;
+  }
   KILN_CHECK(out.numel() == 0 ||
                  H5Dread(dataset.id(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.raw_data()) >= 0,
              "cannot read ", where(), "/", name, " (truncated or corrupt file?)");
@@ -206,9 +262,7 @@ void H5Group::set_attr(const std::string& name, const std::string& value) {
 }
 
 void H5Group::set_attr(const std::string& name, const std::vector<std::string>& values) {
-  const H5Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
-  H5Tset_size(type.id(), H5T_VARIABLE);
-  H5Tset_cset(type.id(), H5T_CSET_UTF8);
+  const H5Handle type = string_type();
   const hsize_t n = values.size();
   // One string is stored as a scalar, as h5py stores a str attribute.
   const H5Handle space(
@@ -239,28 +293,10 @@ std::vector<std::string> H5Group::attr_strings(const std::string& name) const {
   if (count == 0) return {};
   KILN_CHECK(H5Tget_class(type.id()) == H5T_STRING, "attribute '", name, "' on ", where(),
              " is not a string");
-  const auto n = static_cast<size_t>(count);
-  std::vector<std::string> out;
-  if (H5Tis_variable_str(type.id()) > 0) {
-    const H5Handle memory(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(memory.id(), H5T_VARIABLE);
-    H5Tset_cset(memory.id(), H5Tget_cset(type.id()));
-    std::vector<char*> pointers(n, nullptr);
-    KILN_CHECK(H5Aread(attr.id(), memory.id(), pointers.data()) >= 0, "cannot read attribute '",
-               name, "' on ", where());
-    for (char* p : pointers) out.emplace_back(p == nullptr ? "" : p);
-    H5Dvlen_reclaim(memory.id(), space.id(), H5P_DEFAULT, pointers.data());
-  } else {
-    const size_t width = H5Tget_size(type.id());
-    std::vector<char> buffer(n * width);
-    KILN_CHECK(H5Aread(attr.id(), type.id(), buffer.data()) >= 0, "cannot read attribute '", name,
-               "' on ", where());
-    for (size_t i = 0; i < n; ++i) {
-      const char* begin = buffer.data() + i * width;
-      out.emplace_back(begin, std::find(begin, begin + width, '\0'));
-    }
-  }
-  return out;
+  return read_strings(
+      type.id(), space.id(), static_cast<size_t>(count),
+      [&](hid_t memory, void* buffer) { return H5Aread(attr.id(), memory, buffer); },
+      "attribute '" + name + "' on " + where());
 }
 
 std::string H5Group::attr_string(const std::string& name) const {

@@ -25,9 +25,9 @@ using ::testing::HasSubstr;
 
 // Reviews whose class is whether they hold "good" or "bad" words.
 const std::vector<std::string> kTexts{
-    "a good film",       "bad acting",          "good good story", "a bad bad plot",
-    "Good music!",       "the ending was BAD.", "good cast",       "bad",
-    "good fun, good",    "bad script, bad",     "great and good",  "dull and bad"};
+    "a good film",    "bad acting",          "good good story", "a bad bad plot",
+    "Good music!",    "the ending was BAD.", "good cast",       "bad",
+    "good fun, good", "bad script, bad",     "great and good",  "dull and bad"};
 const std::vector<int32_t> kLabels{1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
 
 std::shared_ptr<layers::TextVectorization> adapted_vectorizer() {
