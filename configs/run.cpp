@@ -437,6 +437,9 @@ std::pair<std::shared_ptr<Model>, RunData> load_trained(const Config& run,
   }
   Config resolved = run;
   std::shared_ptr<Model> model = model_of(run, data.facts, resolved);
+  // As in training: a weights file holds the adapted statistics (Normalization's) but not a
+  // vocabulary (TextVectorization's), which adapting on the same training split gives again.
+  (void)adapt_layers(*model, data.train);
   model->compile(compile_options(run, t));
   build_from_data(*model, data.train);
   model->load_weights(weights);

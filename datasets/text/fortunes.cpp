@@ -105,21 +105,16 @@ Dataset SequenceSplit::dataset() const {
   return Dataset::from_elements(std::move(elements));
 }
 
-FortunesLanguageId load_fortunes_language_id(const FortunesOptions& options) {
-  KILN_CHECK(options.validation_fraction >= 0 && options.test_fraction >= 0 &&
-                 options.validation_fraction + options.test_fraction < 1,
-             "fortunes: validation_fraction (", options.validation_fraction,
-             ") and test_fraction (", options.test_fraction,
-             ") must be >= 0 and leave some entries for training");
-  FortunesLanguageId out;
+FortuneTexts fortune_texts(const std::string& dir) {
+  FortuneTexts out;
   // text -> label, or -1 once it was seen under two languages
   std::map<std::string, int64_t> label_of;
   std::vector<std::string> order;  // first-seen order, for a deterministic corpus
   for (const Language& lang : kLanguages) {
-    const fs::path dir = fs::path(options.dir) / lang.subdir;
+    const fs::path path = fs::path(dir) / lang.subdir;
     std::vector<fs::path> files;
-    if (fs::is_directory(dir)) files = fortune_files(dir);
-    KILN_CHECK(!files.empty(), "fortunes: no ", lang.code, " fortunes at ", dir.string(),
+    if (fs::is_directory(path)) files = fortune_files(path);
+    KILN_CHECK(!files.empty(), "fortunes: no ", lang.code, " fortunes at ", path.string(),
                ": install the Debian package ", lang.package,
                " (scripts/bootstrap does) or set KILN_FORTUNES_DIR");
     const auto label = static_cast<int64_t>(out.languages.size());
@@ -134,16 +129,31 @@ FortunesLanguageId load_fortunes_language_id(const FortunesOptions& options) {
       }
     }
   }
-  std::vector<std::u32string> texts;
-  std::vector<int64_t> labels;
-  for (const std::string& e : order) {
+  for (std::string& e : order) {
     const int64_t label = label_of.at(e);
     if (label < 0) continue;
+    out.texts.push_back(std::move(e));
+    out.labels.push_back(label);
+  }
+  return out;
+}
+
+FortunesLanguageId load_fortunes_language_id(const FortunesOptions& options) {
+  KILN_CHECK(options.validation_fraction >= 0 && options.test_fraction >= 0 &&
+                 options.validation_fraction + options.test_fraction < 1,
+             "fortunes: validation_fraction (", options.validation_fraction,
+             ") and test_fraction (", options.test_fraction,
+             ") must be >= 0 and leave some entries for training");
+  FortuneTexts corpus = fortune_texts(options.dir);
+  FortunesLanguageId out;
+  out.languages = std::move(corpus.languages);
+  std::vector<std::u32string> texts;
+  const std::vector<int64_t>& labels = corpus.labels;
+  for (const std::string& e : corpus.texts) {
     std::u32string text = decode_utf8(e);
     if (options.max_length >= 0 && static_cast<int64_t>(text.size()) > options.max_length)
       text.resize(static_cast<size_t>(options.max_length));
     texts.push_back(std::move(text));
-    labels.push_back(label);
   }
   std::vector<size_t> rows(texts.size());
   for (size_t i = 0; i < rows.size(); ++i) rows[i] = i;

@@ -15,6 +15,15 @@ namespace kiln::datasets {
 // The packages' install location; KILN_FORTUNES_DIR overrides it.
 std::string default_fortunes_dir();
 
+// Every entry of every language, as the language id corpus reads them (below), in the order
+// first seen: an entry found under two languages is dropped, repeats within one kept once.
+struct FortuneTexts {
+  std::vector<std::string> languages;  // en de es it pl cs
+  std::vector<std::string> texts;      // UTF-8, runs of whitespace collapsed to one space
+  std::vector<int64_t> labels;         // index into languages
+};
+FortuneTexts fortune_texts(const std::string& dir = default_fortunes_dir());
+
 struct FortunesOptions {
   std::string dir = default_fortunes_dir();
   uint64_t seed = 0;  // the train / validation / test split

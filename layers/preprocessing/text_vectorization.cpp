@@ -59,8 +59,14 @@ TextVectorization::TextVectorization(TextVectorizationOptions options)
              ": idf_weights are for output_mode tf_idf only");
   KILN_CHECK(!options_.vocabulary || mode != "tf_idf" || options_.idf_weights, what,
              ": a given vocabulary in output_mode tf_idf needs its idf_weights");
-  if (options_.vocabulary)
+  if (options_.vocabulary) {
     set_vocabulary(*options_.vocabulary, options_.idf_weights.value_or(std::vector<double>{}));
+    KILN_CHECK(!options_.vocabulary_size || *options_.vocabulary_size == table_.size(), what,
+               ": vocabulary_size ", options_.vocabulary_size.value_or(0),
+               " does not match the vocabulary's ", table_.size(),
+               " entries (special tokens "
+               "included)");
+  }
 }
 
 std::vector<int64_t> TextVectorization::widths() const {
@@ -172,7 +178,8 @@ std::vector<WeightGroup> TextVectorization::weight_groups() const {
 }
 
 int64_t TextVectorization::depth() const {
-  return options_.pad_to_max_tokens ? *options_.max_tokens : table_.size();
+  if (options_.pad_to_max_tokens) return *options_.max_tokens;
+  return table_.empty() ? options_.vocabulary_size.value_or(-1) : table_.size();
 }
 
 Tensor TextVectorization::encode(const Tensor& strings) const {
@@ -221,7 +228,7 @@ TensorMeta TextVectorization::encoded_spec(const TensorMeta& input) const {
     dtype = DType::i64;
     last = options_.output_sequence_length.value_or(-1);
   } else {
-    last = options_.pad_to_max_tokens || !table_.empty() ? depth() : -1;
+    last = depth();
   }
   return {dtype, batch == -2 ? Shape{last} : Shape{batch, last}, Device::cpu()};
 }
@@ -277,24 +284,27 @@ ConfigField<Options> vocabulary_field() {
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table{
       field("max_tokens", &Options::max_tokens),
-      nullable_name("standardize", &Options::standardize), nullable_name("split", &Options::split),
-      ngrams_field(), field("output_mode", &Options::output_mode),
+      nullable_name("standardize", &Options::standardize),
+      nullable_name("split", &Options::split),
+      ngrams_field(),
+      field("output_mode", &Options::output_mode),
       field("output_sequence_length", &Options::output_sequence_length),
       field("pad_to_max_tokens", &Options::pad_to_max_tokens),
       fixed_field<Options>("sparse", Config(false), "kiln's tensors are dense"),
-      fixed_field<Options>("ragged", Config(false), "kiln's tensors are dense"), vocabulary_field(),
+      fixed_field<Options>("ragged", Config(false), "kiln's tensors are dense"),
+      vocabulary_field(),
       field("idf_weights", &Options::idf_weights),
       fixed_field<Options>("encoding", Config("utf-8")),
-      // Keras writes it; it follows from the vocabulary.
-      ignored_field<Options>("vocabulary_size")};
+      field("vocabulary_size", &Options::vocabulary_size)};
   return table;
 }
 
 }  // namespace
 
 Config TextVectorization::get_config() const {
-  return write_fields(options_, fields(), Layer::get_config())
-      .set("vocabulary_size", table_.empty() ? Config() : Config(table_.size()));
+  Options written = options_;
+  if (!table_.empty()) written.vocabulary_size = table_.size();
+  return write_fields(written, fields(), Layer::get_config());
 }
 
 LayerPtr TextVectorization::from_config(const Config& c) {

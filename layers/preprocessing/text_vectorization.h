@@ -35,6 +35,9 @@ struct TextVectorizationOptions {
   // A given vocabulary (terms only) and, for tf_idf, one idf weight per term.
   std::optional<std::vector<std::string>> vocabulary = std::nullopt;
   std::optional<std::vector<double>> idf_weights = std::nullopt;
+  // Keras writes the vocabulary's size beside an adapted one (saved as an asset): the output's
+  // depth before the asset loads. Checked against a given vocabulary.
+  std::optional<int64_t> vocabulary_size = std::nullopt;
   KILN_LAYER_ARGS_FIELDS
 };
 

@@ -147,6 +147,9 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"output_mode", {"one_hot", "count"}},
       {"vocabulary_dtype", {"int32", "int64"}},
       {"oov_method", {"hash", "floormod"}},
+      {"standardize", {"lower", "strip_punctuation"}},
+      {"split", {"character", "whitespace"}},
+      {"encoding", {"latin-1", "utf-8"}},
   };
   if (current.is_string() || current.is_null()) {
     const auto it = strings.find(key);
@@ -211,7 +214,11 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"mask_token", Config(int64_t{0})},
       {"max_tokens", Config(int64_t{10})},
       {"idf_weights", Config(std::vector<double>{1.0, 2.0})},  // tf_idf: refused
-      {"salt", Config(int64_t{3})},  // RandomZoom's: null is the height's zoom
+      {"salt", Config(int64_t{3})},
+      {"ngrams", Config(int64_t{2})},
+      {"output_sequence_length", Config(int64_t{4})},
+      {"vocabulary", Config(std::vector<std::string>{"a", "b"})},
+      {"vocabulary_size", Config(int64_t{5})},  // RandomZoom's: null is the height's zoom
   };
   if (current.is_null()) {
     const auto it = off.find(key);

@@ -9,8 +9,10 @@
 
 #include "apps/examples/custom_parts.h"
 #include "apps/examples/image_folders.h"
+#include "apps/examples/text_folders.h"
 #include "kiln/configs/run.h"
 #include "kiln/datasets/fashion_mnist.h"
+#include "kiln/datasets/text/fortunes.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/tensor_float_32.h"
 #include "kiln/layers/dtype_policy.h"
@@ -246,6 +248,9 @@ TEST(ShippedConfigs, AllValidate) {
   if (!std::filesystem::exists("data/fashion-mnist-png"))
     examples::write_fashion_mnist_folders("data/fashion-mnist-png", examples::ImageFileFormat::png,
                                           100, 20, datasets::default_fashion_mnist_dir());
+  // fortunes_text_folder.yaml reads the text folders example_text_folders writes.
+  if (!std::filesystem::exists("data/fortunes-text"))
+    examples::write_fortune_folders("data/fortunes-text", 20, datasets::default_fortunes_dir());
   size_t n = 0;
   for (const auto& f :
        std::filesystem::directory_iterator(std::string(KILN_SOURCE_DIR) + "/configs")) {
