@@ -34,6 +34,7 @@ struct LayerGolden {
 };
 
 #include "tests/layers/layer_goldens.inc"
+#include "tests/test_support/golden_cases.h"
 
 Tensor f64(const std::vector<double>& v, const Shape& shape) {
   return from_vector(v, shape);
@@ -93,16 +94,7 @@ void check(const LayerGolden& g) {
 }
 
 TEST(LayerGoldens, MatchKeras) {
-  ASSERT_FALSE(kLayerGoldens.empty());
-  for (const LayerGolden& g : kLayerGoldens) {
-    SCOPED_TRACE(g.name);
-    // A layer that throws (a config kiln cannot read) fails its case, not the rest.
-    try {
-      check(g);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << e.what();
-    }
-  }
+  kiln::testing::check_each_golden(kLayerGoldens, check);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "kiln/layers/registry.h"
 #include "tests/layers/layer_harness.h"
 #include "tests/test_support/expect_error.h"
+#include "tests/test_support/golden_cases.h"
 
 namespace kiln::layers {
 namespace {
@@ -65,15 +66,7 @@ void check(const PreprocessingGolden& g) {
 }
 
 TEST(PreprocessingGoldens, MatchKeras) {
-  ASSERT_FALSE(kPreprocessingGoldens.empty());
-  for (const PreprocessingGolden& g : kPreprocessingGoldens) {
-    SCOPED_TRACE(g.name);
-    try {
-      check(g);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << e.what();
-    }
-  }
+  kiln::testing::check_each_golden(kPreprocessingGoldens, check);
 }
 
 TEST(IntegerLookup, RefusesRepeatedEntriesAndTheMaskInTheVocabulary) {

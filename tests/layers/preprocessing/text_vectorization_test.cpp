@@ -17,6 +17,7 @@
 #include "kiln/layers/preprocessing/text_vectorization.h"
 #include "kiln/layers/registry.h"
 #include "tests/test_support/expect_error.h"
+#include "tests/test_support/golden_cases.h"
 
 namespace kiln::layers {
 namespace {
@@ -59,15 +60,7 @@ void check(const TextGolden& g) {
 }
 
 TEST(TextVectorization, MatchesKeras) {
-  ASSERT_FALSE(kTextGoldens.empty());
-  for (const TextGolden& g : kTextGoldens) {
-    SCOPED_TRACE(g.name);
-    try {
-      check(g);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << e.what();
-    }
-  }
+  kiln::testing::check_each_golden(kTextGoldens, check);
 }
 
 }  // namespace
