@@ -30,6 +30,7 @@
 #include "kiln/layers/preprocessing/random_zoom.h"
 #include "kiln/layers/preprocessing/rescaling.h"
 #include "kiln/layers/preprocessing/resizing.h"
+#include "kiln/layers/preprocessing/string_lookup.h"
 #include "kiln/layers/preprocessing/text_vectorization.h"
 #include "kiln/layers/recurrent/bidirectional.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
@@ -94,6 +95,7 @@ builtin_layer_factories() {
       {"Reshape", Reshape::from_config},
       {"Resizing", Resizing::from_config},
       {"SimpleRNN", SimpleRNN::from_config},
+      {"StringLookup", StringLookup::from_config},
       {"Subtract", Subtract::from_config},
       {"TextVectorization", TextVectorization::from_config},
       {"TimeDistributed", TimeDistributed::from_config},

@@ -8,15 +8,17 @@
 
 namespace kiln::layers {
 
-StringVocabulary::StringVocabulary(std::vector<std::string> terms, bool mask, std::string oov_token,
-                                   const std::string& layer)
-    : mask_(mask) {
-  if (mask_) entries_.emplace_back();
-  entries_.push_back(std::move(oov_token));
+StringVocabulary::StringVocabulary(std::vector<std::string> terms,
+                                   std::optional<std::string> mask_entry,
+                                   std::optional<std::string> oov_entry, const std::string& layer)
+    : mask_(mask_entry.has_value()), oov_(oov_entry.has_value()) {
+  if (mask_entry) entries_.push_back(*mask_entry);
+  if (oov_entry) entries_.push_back(*oov_entry);
   for (std::string& term : terms) {
-    KILN_CHECK(!(mask_ && term.empty()), layer, ": the vocabulary holds the mask token \"\"");
-    KILN_CHECK(term != entries_[oov_index()], layer, ": the vocabulary holds the OOV token '", term,
-               "'");
+    KILN_CHECK(!mask_entry || term != *mask_entry, layer, ": the vocabulary holds the mask token '",
+               term, "'");
+    KILN_CHECK(!oov_entry || term != *oov_entry, layer, ": the vocabulary holds the OOV token '",
+               term, "'");
     entries_.push_back(std::move(term));
   }
   for (size_t i = 0; i < entries_.size(); ++i) {
@@ -31,7 +33,7 @@ int64_t StringVocabulary::index_of(const std::string& token) const {
 }
 
 std::vector<std::string> StringVocabulary::terms() const {
-  return {entries_.begin() + oov_index() + 1, entries_.end()};
+  return {entries_.begin() + specials(), entries_.end()};
 }
 
 void TokenCounts::add_document(const std::vector<std::string>& tokens) {

@@ -5,11 +5,25 @@
 
 #include "kiln/framework/core/error.h"
 #include "kiln/layers/layer_config.h"
+#include "kiln/layers/preprocessing/string_layer_config.h"
 
 namespace kiln::layers {
 namespace {
 
-constexpr const char* kOovToken = "[UNK]";
+// Keras's aliases: "binary" is multi_hot, "tf-idf" tf_idf.
+std::string canonical_mode(const std::string& mode) {
+  return mode == "binary" ? "multi_hot" : mode == "tf-idf" ? "tf_idf" : mode;
+}
+
+// Keras's StringLookup inside TextVectorization: mask token "", one OOV index "[UNK]".
+StringIndexSpec index_spec(const TextVectorizationOptions& o, std::string layer) {
+  return {.layer = std::move(layer),
+          .mask_token = "",
+          .max_tokens = o.max_tokens,
+          .pad_to_max_tokens = o.pad_to_max_tokens,
+          .output_mode = canonical_mode(o.output_mode),
+          .vocabulary_size = o.vocabulary_size};
+}
 
 // The rows of a string input: [batch] or [batch, 1] (one string per row), [batch, k] without a
 // split (k tokens per row), or a scalar (one row).
@@ -36,10 +50,10 @@ TextVectorization::TextVectorization(TextVectorizationOptions options)
     : StringLayer(options.layer_args()),
       options_(std::move(options)),
       standardize_(parse_standardize(options_.standardize)),
-      split_(parse_text_split(options_.split)) {
+      split_(parse_text_split(options_.split)),
+      index_(index_spec(options_, "TextVectorization '" + name() + "'")) {
   const std::string what = "TextVectorization '" + name() + "'";
-  if (options_.output_mode == "binary") options_.output_mode = "multi_hot";
-  if (options_.output_mode == "tf-idf") options_.output_mode = "tf_idf";
+  options_.output_mode = canonical_mode(options_.output_mode);
   const std::string& mode = options_.output_mode;
   KILN_CHECK(mode == "int" || mode == "multi_hot" || mode == "count" || mode == "tf_idf", what,
              ": output_mode must be int, multi_hot, count or tf_idf, got '", mode, "'");
@@ -61,11 +75,7 @@ TextVectorization::TextVectorization(TextVectorizationOptions options)
              ": a given vocabulary in output_mode tf_idf needs its idf_weights");
   if (options_.vocabulary) {
     set_vocabulary(*options_.vocabulary, options_.idf_weights.value_or(std::vector<double>{}));
-    KILN_CHECK(!options_.vocabulary_size || *options_.vocabulary_size == table_.size(), what,
-               ": vocabulary_size ", options_.vocabulary_size.value_or(0),
-               " does not match the vocabulary's ", table_.size(),
-               " entries (special tokens "
-               "included)");
+    check_vocabulary_size(options_.vocabulary_size, index_.size(), what);
   }
 }
 
@@ -84,26 +94,7 @@ std::vector<std::string> TextVectorization::tokens_of(const std::string& text) c
 
 void TextVectorization::set_vocabulary(std::vector<std::string> terms,
                                        std::vector<double> idf_weights) {
-  const std::string what = "TextVectorization '" + name() + "'";
-  const bool tf_idf = options_.output_mode == "tf_idf";
-  KILN_CHECK(!tf_idf || idf_weights.size() == terms.size(), what, ": ", idf_weights.size(),
-             " idf_weights for ", terms.size(), " vocabulary terms");
-  StringVocabulary table(std::move(terms), int_mode(), kOovToken, what);
-  KILN_CHECK(!options_.max_tokens || table.size() <= *options_.max_tokens, what,
-             ": the vocabulary's ", table.size(), " entries exceed max_tokens ",
-             options_.max_tokens.value_or(0));
-  table_ = std::move(table);
-  idf_.clear();
-  if (!tf_idf) return;
-  // Keras gives the OOV index the mean weight (it has no document count of its own) and the
-  // padding up to max_tokens zeros.
-  const double mean = idf_weights.empty()
-                          ? 0.0
-                          : std::accumulate(idf_weights.begin(), idf_weights.end(), 0.0) /
-                                static_cast<double>(idf_weights.size());
-  idf_.push_back(static_cast<float>(mean));
-  for (const double w : idf_weights) idf_.push_back(static_cast<float>(w));
-  idf_.resize(static_cast<size_t>(depth()), 0.0f);
+  index_.set_vocabulary(std::move(terms), std::move(idf_weights));
 }
 
 void TextVectorization::adapt(const Batches& next) {
@@ -120,71 +111,26 @@ void TextVectorization::adapt(const Batches& next) {
       counts.add_document(document);
     }
   }
-  const int64_t specials = int_mode() ? 2 : 1;
-  std::vector<std::string> terms = counts.vocabulary(
-      options_.max_tokens ? *options_.max_tokens - specials : -1, {"", kOovToken});
-  std::vector<double> idf;
-  if (options_.output_mode == "tf_idf") idf = counts.idf(terms);
-  set_vocabulary(std::move(terms), std::move(idf));
-}
-
-AssetFiles TextVectorization::vocabulary_file() const {
-  const std::string what = "TextVectorization '" + name() + "'";
-  KILN_CHECK(options_.output_mode != "tf_idf", what,
-             ": saving output_mode tf_idf (its idf_weights) is not supported yet");
-  if (options_.vocabulary || table_.empty()) return {};
-  std::string text;
-  const std::vector<std::string>& entries = table_.entries();
-  for (size_t i = 0; i < entries.size(); ++i) {
-    KILN_CHECK(entries[i].find('\n') == std::string::npos, what, ": the vocabulary entry '",
-               entries[i], "' holds a line break, which vocabulary.txt cannot keep");
-    if (i > 0) text += '\n';
-    text += entries[i];
-  }
-  return {{"vocabulary.txt", text}};
-}
-
-void TextVectorization::load_vocabulary_file(const AssetFiles& files) {
-  const auto file = files.find("vocabulary.txt");
-  if (options_.vocabulary || file == files.end()) return;
-  // Keras's reading: one entry per line, trailing empty lines dropped, the special tokens first.
-  std::vector<std::string> entries;
-  size_t start = 0;
-  const std::string& text = file->second;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find('\n', start), text.size());
-    entries.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  while (!entries.empty() && entries.back().empty()) entries.pop_back();
-  const size_t specials = int_mode() ? 2 : 1;
-  KILN_CHECK(entries.size() >= specials && (!int_mode() || entries[0].empty()) &&
-                 entries[specials - 1] == kOovToken,
-             "TextVectorization '", name(), "': vocabulary.txt does not start with the ",
-             int_mode() ? "mask token \"\" and the " : "", "OOV token ", kOovToken);
-  set_vocabulary({entries.begin() + static_cast<std::ptrdiff_t>(specials), entries.end()});
+  index_.adapt(counts);
 }
 
 std::vector<WeightGroup> TextVectorization::weight_groups() const {
   // Loading through the group changes the layer, as loading a variable through a group changes
   // the variable: the groups are how a model's state is reached, const or not.
   auto* self = const_cast<TextVectorization*>(this);
-  return {{"",
-           {},
-           name(),
-           [this] { return vocabulary_file(); },
-           [self](const AssetFiles& files) { self->load_vocabulary_file(files); }},
-          {"_lookup_layer", {}, "string_lookup", [this] { return vocabulary_file(); }, nullptr}};
-}
-
-int64_t TextVectorization::depth() const {
-  if (options_.pad_to_max_tokens) return *options_.max_tokens;
-  return table_.empty() ? options_.vocabulary_size.value_or(-1) : table_.size();
+  const bool given = options_.vocabulary.has_value();
+  const bool tf_idf = options_.output_mode == "tf_idf";
+  const std::string what = "TextVectorization '" + name() + "'";
+  // Keras saves the vocabulary twice: the layer's and its inner StringLookup's.
+  return {vocabulary_group(
+              "", name(), index_, given, tf_idf, what,
+              [self](const std::string& text) { self->index_.load_vocabulary_text(text); }),
+          vocabulary_group("_lookup_layer", "string_lookup", index_, given, tf_idf, what, nullptr)};
 }
 
 Tensor TextVectorization::encode(const Tensor& strings) const {
   const std::string what = "TextVectorization '" + name() + "'";
-  KILN_CHECK(!table_.empty(), what, " has no vocabulary: adapt it to data or give one");
+  KILN_CHECK(!index_.empty(), what, " has no vocabulary: adapt it to data or give one");
   const Tensor host = strings.device().is_cpu() ? strings : strings.to(Device::cpu());
   const auto rows = rows_of(host, split_ != TextSplit::none, what);
   std::vector<std::vector<int64_t>> ids(rows.size());
@@ -192,7 +138,7 @@ Tensor TextVectorization::encode(const Tensor& strings) const {
   for (size_t r = 0; r < rows.size(); ++r)
     for (const std::string* text : rows[r])
       for (const std::string& token : tokens_of(*text))
-        if (int_mode() || !token.empty()) ids[r].push_back(table_.index_of(token));
+        if (const int64_t id = index_.index_of(token); id >= 0) ids[r].push_back(id);
   const auto n = static_cast<int64_t>(rows.size());
   const bool scalar = strings.rank() == 0;
   if (int_mode()) {
@@ -206,7 +152,7 @@ Tensor TextVectorization::encode(const Tensor& strings) const {
                   p + static_cast<int64_t>(r) * length);
     return out;
   }
-  const int64_t d = depth();
+  const int64_t d = index_.depth();
   Tensor out = zeros(scalar ? Shape{d} : Shape{n, d}, DType::f32, Device::cpu());
   float* p = out.data<float>();
   for (size_t r = 0; r < ids.size(); ++r)
@@ -215,7 +161,7 @@ Tensor TextVectorization::encode(const Tensor& strings) const {
       slot = options_.output_mode == "multi_hot" ? 1.0f : slot + 1.0f;
     }
   if (options_.output_mode == "tf_idf")
-    for (int64_t i = 0; i < out.numel(); ++i) p[i] *= idf_[static_cast<size_t>(i % d)];
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] *= index_.idf()[static_cast<size_t>(i % d)];
   return out;
 }
 
@@ -228,7 +174,7 @@ TensorMeta TextVectorization::encoded_spec(const TensorMeta& input) const {
     dtype = DType::i64;
     last = options_.output_sequence_length.value_or(-1);
   } else {
-    last = depth();
+    last = index_.depth();
   }
   return {dtype, batch == -2 ? Shape{last} : Shape{batch, last}, Device::cpu()};
 }
@@ -266,21 +212,6 @@ ConfigField<Options> ngrams_field() {
                                        }});
 }
 
-ConfigField<Options> vocabulary_field() {
-  return field(
-      "vocabulary", &Options::vocabulary,
-      [](const Config& v) {
-        return v.is_null() ? std::nullopt
-                           : std::optional<std::vector<std::string>>(v.as_string_list());
-      },
-      [](const std::optional<std::vector<std::string>>& terms) {
-        if (!terms) return Config();
-        Config list = Config::list();
-        for (const std::string& t : *terms) list.push_back(Config(t));
-        return list;
-      });
-}
-
 const FieldTable<Options>& fields() {
   static const FieldTable<Options> table{
       field("max_tokens", &Options::max_tokens),
@@ -292,7 +223,7 @@ const FieldTable<Options>& fields() {
       field("pad_to_max_tokens", &Options::pad_to_max_tokens),
       fixed_field<Options>("sparse", Config(false), "kiln's tensors are dense"),
       fixed_field<Options>("ragged", Config(false), "kiln's tensors are dense"),
-      vocabulary_field(),
+      string_list_field("vocabulary", &Options::vocabulary),
       field("idf_weights", &Options::idf_weights),
       fixed_field<Options>("encoding", Config("utf-8")),
       field("vocabulary_size", &Options::vocabulary_size)};
@@ -303,7 +234,7 @@ const FieldTable<Options>& fields() {
 
 Config TextVectorization::get_config() const {
   Options written = options_;
-  if (!table_.empty()) written.vocabulary_size = table_.size();
+  if (!index_.empty()) written.vocabulary_size = index_.size();
   return write_fields(written, fields(), Layer::get_config());
 }
 

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "kiln/layers/preprocessing/adaptable.h"
+#include "kiln/layers/preprocessing/string_index.h"
 #include "kiln/layers/preprocessing/string_layer.h"
-#include "kiln/layers/preprocessing/string_vocabulary.h"
 #include "kiln/layers/preprocessing/text_tokens.h"
 
 namespace kiln::layers {
@@ -56,7 +56,7 @@ class TextVectorization : public StringLayer, public Adaptable {
   Tensor encode(const Tensor& strings) const override;
   TensorMeta encoded_spec(const TensorMeta& input) const override;
 
-  bool needs_adapt() const override { return table_.empty(); }
+  bool needs_adapt() const override { return index_.empty(); }
   using Adaptable::adapt;
   // Keras's adapt: every string of every batch is a document; the vocabulary is the max_tokens
   // most frequent tokens (ties: the tokens in reverse order), and tf_idf's weights their idf.
@@ -65,25 +65,20 @@ class TextVectorization : public StringLayer, public Adaptable {
   void set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights = {});
 
   // Keras's get_vocabulary(): the special tokens, then the terms, one per index.
-  const std::vector<std::string>& vocabulary() const { return table_.entries(); }
-  int64_t vocabulary_size() const { return table_.size(); }
-  // tf_idf's weight per output index (empty in other modes).
-  const std::vector<float>& idf_weights() const { return idf_; }
+  const std::vector<std::string>& vocabulary() const { return index_.entries(); }
+  int64_t vocabulary_size() const { return index_.size(); }
   // The tokens of one string, as the lookup sees them.
   std::vector<std::string> tokens_of(const std::string& text) const;
 
  private:
   bool int_mode() const { return options_.output_mode == "int"; }
   int64_t depth() const;
-  AssetFiles vocabulary_file() const;
-  void load_vocabulary_file(const AssetFiles& files);
   std::vector<int64_t> widths() const;
 
   TextVectorizationOptions options_;
   Standardize standardize_;
   TextSplit split_;
-  StringVocabulary table_;
-  std::vector<float> idf_;  // tf_idf: per index, OOV's the terms' mean, padding zeros
+  StringIndex index_;
 };
 
 }  // namespace kiln::layers

@@ -23,6 +23,7 @@ import sys
 import h5py
 import keras
 import numpy as np
+import tensorflow as tf
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 # The weight files' models and helpers: the masked recurrent Sequential, inputs with padding,
@@ -176,6 +177,19 @@ def text():
     return keras.Model(review, L.Dense(2)(x), name="text")
 
 
+COLORS = [["red", "green", "red"], ["blue", "red", "gold"], ["green", "green", "teal"],
+          ["red", "blue", "blue"]]
+
+
+def lookup():
+    """Rows of string categories through an adapted StringLookup (its vocabulary an asset)
+    counting them, then a Dense layer."""
+    colors = L.StringLookup(output_mode="count")
+    colors.adapt(np.array(COLORS, dtype=object))
+    tags = keras.Input(shape=(3,), dtype="string", name="tags")
+    return keras.Model(tags, L.Dense(2)(colors(tags)), name="lookup")
+
+
 def weight_arguments():
     """Every weight argument away from its default: initializers, regularizers and constraints
     with arguments, and an activity regularizer."""
@@ -202,7 +216,7 @@ def weight_arguments():
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     cases = (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
-             multi_input, custom, weight_arguments, preprocessing, text)
+             multi_input, custom, weight_arguments, preprocessing, text, lookup)
     for build in [c for c in cases if len(sys.argv) < 2 or c.__name__ in sys.argv[1:]]:
         keras.utils.clear_session()
         model = build()
@@ -212,11 +226,14 @@ def main():
         for layer in model.layers:
             if isinstance(layer, L.Normalization):
                 layer.finalize_state()
-        xs = [np.array(TEXTS + ["unseen words only"], dtype=object)] if model.name == "text" \
-            else inputs_for(model)
+        strings = {"text": np.array(TEXTS + ["unseen words only"], dtype=object),
+                   "lookup": np.array(COLORS + [["plum", "red", "plum"]], dtype=object)}
+        xs = [strings[model.name]] if model.name in strings else inputs_for(model)
         if model.name == "masking":
             xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked
-        ys = model.predict(xs if len(xs) > 1 else xs[0], verbose=0)
+        # String inputs go in as a string tensor: predict refuses a NumPy object array.
+        given = [tf.constant(x) if x.dtype == object else x for x in xs]
+        ys = model.predict(given if len(given) > 1 else given[0], verbose=0)
         ys = ys if isinstance(ys, list) else [ys]
         model.save(OUT / f"{model.name}.keras")
         with h5py.File(OUT / f"{model.name}.expected.h5", "w") as f:

@@ -2,9 +2,10 @@
 # Usage: pip install tensorflow-cpu && python3 scripts/golden/generate_text_goldens.py
 """Writes tests/layers/preprocessing/text_goldens.inc: Keras's TextVectorization, adapted on a
 small corpus or given a vocabulary, in each output mode, standardization and split, with
-ngrams: each case's Keras config as JSON (which kiln reads back through its layer registry),
-the strings adapt saw, the input strings and their shape, the vocabulary afterwards, and the
-output.
+ngrams; and StringLookup over tokens, with and without a mask token, in each output mode: each
+case's Keras config as JSON (which kiln reads back through its layer registry), the strings
+adapt saw and their shape, the input strings and their shape, the vocabulary afterwards, and
+the output.
 
 Keras (with TensorFlow) is the independent reference, needed only to regenerate the file.
 """
@@ -32,6 +33,32 @@ INPUTS = [
     "",
     "Ärger ärger STRAßE",
 ]
+
+
+TOKENS = [["red", "green", "red"], ["blue", "red", ""], ["green", "green", "teal"],
+          ["red", "blue", "blue"], ["", "red", "gold"], ["gold", "red", "green"]]
+LOOKUP_INPUTS = [["red", "mauve", "green"], ["", "blue", "red"], ["gold", "gold", "teal"],
+                 ["plum", "", "red"]]
+
+
+def lookup_cases():
+    """(name, layer, adapt on TOKENS?, input: LOOKUP_INPUTS or its first column)."""
+    SL = keras.layers.StringLookup
+    return [
+        ("lookup_int", SL(), True, False),
+        ("lookup_int_masked", SL(mask_token=""), True, False),
+        ("lookup_one_hot", SL(output_mode="one_hot"), True, True),
+        ("lookup_multi_hot", SL(output_mode="multi_hot"), True, False),
+        ("lookup_multi_hot_masked", SL(output_mode="multi_hot", mask_token=""), True, False),
+        ("lookup_count_padded", SL(output_mode="count", max_tokens=8, pad_to_max_tokens=True),
+         True, False),
+        ("lookup_count_max_tokens", SL(output_mode="count", max_tokens=4), True, False),
+        ("lookup_tf_idf", SL(output_mode="tf_idf"), True, False),
+        ("lookup_given_no_oov", SL(vocabulary=["red", "green", "blue", "gold", "teal", "mauve",
+                                               "plum", ""], num_oov_indices=0), False, False),
+        ("lookup_given_oov_token", SL(vocabulary=["red", "blue"], oov_token="?",
+                                      output_mode="multi_hot"), False, False),
+    ]
 
 
 def cases():
@@ -93,17 +120,22 @@ def main():
         "// clang-format off",
         "const std::vector<TextGolden> kTextGoldens = {",
     ]
-    for name, layer, adapt, shape in cases():
-        if adapt:
-            layer.adapt(CORPUS)
-        x = np.array(INPUTS, dtype=object).reshape(shape)
+    rows = [(name, layer, CORPUS if adapt else [], np.array(INPUTS, dtype=object).reshape(shape))
+            for name, layer, adapt, shape in cases()]
+    rows += [(name, layer, TOKENS if adapt else [],
+              np.array([r[0] for r in LOOKUP_INPUTS] if column else LOOKUP_INPUTS, dtype=object))
+             for name, layer, adapt, column in lookup_cases()]
+    for name, layer, corpus, x in rows:
+        corpus = np.array(corpus, dtype=object)
+        if corpus.size:
+            layer.adapt(corpus)
         y = np.asarray(layer(tf.constant(x)))
         config = json.dumps(keras.saving.serialize_keras_object(layer))
         lines += [
             f"    {{{cpp_string(name)},",
             f"     R\"json({config})json\",",
-            f"     {strings(CORPUS if adapt else [])},",
-            f"     {strings(INPUTS)}, {numbers(shape)},",
+            f"     {strings(corpus.ravel())}, {numbers(corpus.shape if corpus.size else [])},",
+            f"     {strings(x.ravel())}, {numbers(x.shape)},",
             f"     {strings(layer.get_vocabulary())},",
             f"     {numbers(y.shape)}, {numbers(y.ravel())}}},",
         ]

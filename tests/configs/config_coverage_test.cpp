@@ -150,7 +150,10 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"standardize", {"lower", "strip_punctuation"}},
       {"split", {"character", "whitespace"}},
       {"encoding", {"latin-1", "utf-8"}},
+      {"oov_token", {"?", "[UNK]"}},
   };
+  // StringLookup's mask token is a string (IntegerLookup's, below, an integer).
+  if (class_name == "StringLookup" && key == "mask_token") return Config("");
   if (current.is_string() || current.is_null()) {
     const auto it = strings.find(key);
     if (it != strings.end())

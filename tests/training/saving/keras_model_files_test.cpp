@@ -175,7 +175,7 @@ TEST_P(KerasModelFiles, KilnKeepsEveryArgumentOfKerasObjects) {
 INSTANTIATE_TEST_SUITE_P(Cases, KerasModelFiles,
                          testing::Values("mlp", "cnn", "conv1d", "recurrent", "masked_functional",
                                          "masking", "masking_functional", "multi_input", "custom",
-                                         "weight_arguments", "preprocessing", "text"));
+                                         "weight_arguments", "preprocessing", "text", "lookup"));
 
 TEST(KerasModelFile, KerasCompiledModelLoadsCompiledWithItsOptimizerState) {
   layers::reset_names();

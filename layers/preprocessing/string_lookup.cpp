@@ -1,0 +1,155 @@
+#include "kiln/layers/preprocessing/string_lookup.h"
+
+#include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
+#include "kiln/layers/layer_config.h"
+#include "kiln/layers/preprocessing/category_encoding.h"
+#include "kiln/layers/preprocessing/string_layer_config.h"
+
+namespace kiln::layers {
+namespace {
+
+StringIndexSpec index_spec(const StringLookupOptions& o, std::string layer) {
+  return {.layer = std::move(layer),
+          .mask_token = o.mask_token,
+          .oov = o.num_oov_indices == 1,
+          .oov_token = o.oov_token,
+          .max_tokens = o.max_tokens,
+          .pad_to_max_tokens = o.pad_to_max_tokens,
+          .output_mode = o.output_mode,
+          .vocabulary_size = o.vocabulary_size};
+}
+
+}  // namespace
+
+StringLookup::StringLookup(StringLookupOptions options)
+    : StringLayer(options.layer_args()),
+      options_(std::move(options)),
+      index_(index_spec(options_, "StringLookup '" + name() + "'")) {
+  const std::string what = "StringLookup '" + name() + "'";
+  KILN_CHECK(options_.num_oov_indices == 0 || options_.num_oov_indices == 1, what,
+             ": num_oov_indices ", options_.num_oov_indices, " is not supported by kiln (0 or 1)");
+  KILN_CHECK(options_.output_mode == "tf_idf" || options_.output_mode == "int" ||
+                 options_.output_mode == "one_hot" || options_.output_mode == "multi_hot" ||
+                 options_.output_mode == "count",
+             what, ": output_mode must be int, one_hot, multi_hot, count or tf_idf, got '",
+             options_.output_mode, "'");
+  KILN_CHECK(!options_.pad_to_max_tokens || options_.max_tokens, what,
+             ": pad_to_max_tokens needs max_tokens");
+  KILN_CHECK(!options_.idf_weights || options_.output_mode == "tf_idf", what,
+             ": idf_weights are for output_mode tf_idf only");
+  KILN_CHECK(!options_.vocabulary || options_.output_mode != "tf_idf" || options_.idf_weights, what,
+             ": a given vocabulary in output_mode tf_idf needs its idf_weights");
+  if (options_.vocabulary) {
+    set_vocabulary(*options_.vocabulary, options_.idf_weights.value_or(std::vector<double>{}));
+    check_vocabulary_size(options_.vocabulary_size, index_.size(), what);
+  }
+}
+
+void StringLookup::set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights) {
+  index_.set_vocabulary(std::move(terms), std::move(idf_weights));
+}
+
+void StringLookup::adapt(const Batches& next) {
+  const std::string what = "StringLookup '" + name() + "'";
+  TokenCounts counts;
+  while (std::optional<Tensor> batch = next()) {
+    KILN_CHECK(batch->dtype() == DType::string, what, ": adapt reads strings, got ",
+               dtype_name(batch->dtype()));
+    const Tensor host = batch->device().is_cpu() ? *batch : batch->to(Device::cpu());
+    // Keras counts a batch's rows as documents: a scalar or a 1-D batch is one.
+    const int64_t rows = host.rank() >= 2 ? host.dim(0) : 1;
+    const int64_t per_row = rows == 0 ? 0 : host.numel() / rows;
+    const std::string* p = host.data<std::string>();
+    for (int64_t r = 0; r < rows; ++r)
+      counts.add_document({p + r * per_row, p + (r + 1) * per_row});
+  }
+  index_.adapt(counts);
+}
+
+Tensor StringLookup::encode(const Tensor& strings) const {
+  const std::string what = "StringLookup '" + name() + "'";
+  KILN_CHECK(!index_.empty(), what, " has no vocabulary: adapt it to data or give one");
+  const Tensor host = strings.device().is_cpu() ? strings : strings.to(Device::cpu());
+  Tensor ids = Tensor::empty(host.shape(), DType::i64, Device::cpu());
+  const std::string* in = host.data<std::string>();
+  int64_t* out = ids.data<int64_t>();
+  for (int64_t i = 0; i < host.numel(); ++i) out[i] = index_.index_of(in[i]);
+  if (options_.output_mode == "int") return ids;
+  const bool tf_idf = options_.output_mode == "tf_idf";
+  Tensor encoded = encode_categories(ids, index_.depth(), tf_idf ? "count" : options_.output_mode,
+                                     DType::f32, what);
+  if (tf_idf) {
+    const std::vector<float>& idf = index_.idf();
+    encoded = encoded * from_vector(idf, Shape{static_cast<int64_t>(idf.size())});
+  }
+  return encoded;
+}
+
+TensorMeta StringLookup::encoded_spec(const TensorMeta& input) const {
+  if (options_.output_mode == "int") return {DType::i64, input.shape, Device::cpu()};
+  std::vector<int64_t> dims = input.shape.dims();
+  const int64_t depth = index_.depth();
+  if (options_.output_mode == "one_hot") {
+    if (dims.size() > 1 && dims.back() == 1) dims.pop_back();
+    dims.push_back(depth);
+  } else {
+    // A batch of rows of tokens encodes to a row each; a 1-D input is one sample, as in Keras.
+    if (dims.size() == 2) dims.pop_back();
+    if (dims.size() == 1 && input.shape.rank() == 1) dims.clear();
+    dims.push_back(depth);
+  }
+  return {DType::f32, Shape(std::move(dims)), Device::cpu()};
+}
+
+std::vector<WeightGroup> StringLookup::weight_groups() const {
+  // Loading through the group changes the layer, as loading a variable through a group changes
+  // the variable: the groups are how a model's state is reached, const or not.
+  auto* self = const_cast<StringLookup*>(this);
+  return {vocabulary_group(
+      "", name(), index_, options_.vocabulary.has_value(), options_.output_mode == "tf_idf",
+      "StringLookup '" + name() + "'",
+      [self](const std::string& text) { self->index_.load_vocabulary_text(text); })};
+}
+
+namespace {
+
+using Options = StringLookupOptions;
+
+const FieldTable<Options>& fields() {
+  static const FieldTable<Options> table{
+      field("max_tokens", &Options::max_tokens),
+      field("num_oov_indices", &Options::num_oov_indices),
+      nullable(field(
+          "mask_token", &Options::mask_token,
+          [](const Config& v) {
+            return v.is_null() ? std::nullopt : std::optional<std::string>(v.as_string());
+          },
+          [](const std::optional<std::string>& t) { return t ? Config(*t) : Config(); })),
+      field("oov_token", &Options::oov_token),
+      string_list_field("vocabulary", &Options::vocabulary),
+      field("idf_weights", &Options::idf_weights),
+      fixed_field<Options>("invert", Config(false), "its strings could not go on into a model"),
+      field("output_mode", &Options::output_mode),
+      field("pad_to_max_tokens", &Options::pad_to_max_tokens),
+      fixed_field<Options>("sparse", Config(false), "kiln's tensors are dense"),
+      fixed_field<Options>("encoding", Config("utf-8")),
+      // Keras hashes with these only beyond one OOV index, which kiln refuses.
+      fixed_field<Options>("oov_method", Config("floormod")), null_field<Options>("salt"),
+      field("vocabulary_size", &Options::vocabulary_size)};
+  return table;
+}
+
+}  // namespace
+
+Config StringLookup::get_config() const {
+  Options written = options_;
+  if (!index_.empty()) written.vocabulary_size = index_.size();
+  return write_fields(written, fields(), Layer::get_config());
+}
+
+LayerPtr StringLookup::from_config(const Config& c) {
+  return std::make_shared<StringLookup>(read_layer_fields(c, fields(), "StringLookup"));
+}
+
+}  // namespace kiln::layers

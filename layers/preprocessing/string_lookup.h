@@ -1,0 +1,62 @@
+#pragma once
+// keras.layers.StringLookup: strings to their indices in a vocabulary, given or adapted from data
+// (string_index.h): int64 indices of the input's shape (the mask token, when set, 0; strings
+// outside the vocabulary the OOV index), or encoded as CategoryEncoding encodes them (one_hot,
+// multi_hot, count; tf_idf weighs the counts) over the vocabulary's size, or max_tokens with
+// pad_to_max_tokens. kiln takes num_oov_indices 0 or 1 (more hash with FarmHash in Keras) and no
+// invert (its strings could not go on into a model). It is a StringLayer: it runs on the host,
+// before a model's traced steps.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/layers/preprocessing/adaptable.h"
+#include "kiln/layers/preprocessing/string_index.h"
+#include "kiln/layers/preprocessing/string_layer.h"
+
+namespace kiln::layers {
+
+struct StringLookupOptions {
+  std::optional<int64_t> max_tokens = std::nullopt;  // vocabulary size, special tokens included
+  int64_t num_oov_indices = 1;                       // 0 or 1
+  std::optional<std::string> mask_token = std::nullopt;
+  std::string oov_token = "[UNK]";
+  std::string output_mode = "int";  // one_hot, multi_hot, count, tf_idf
+  bool pad_to_max_tokens = false;
+  // A given vocabulary (terms only) and, for tf_idf, one idf weight per term.
+  std::optional<std::vector<std::string>> vocabulary = std::nullopt;
+  std::optional<std::vector<double>> idf_weights = std::nullopt;
+  std::optional<int64_t> vocabulary_size = std::nullopt;  // as TextVectorization's
+  KILN_LAYER_ARGS_FIELDS
+};
+
+class StringLookup : public StringLayer, public Adaptable {
+  KILN_LAYER_CLASS(StringLookup)
+
+ public:
+  explicit StringLookup(StringLookupOptions options = {});
+  static LayerPtr from_config(const Config& config);
+  Config get_config() const override;
+  // Keras's layout: the layer's group, with the adapted vocabulary as its asset vocabulary.txt.
+  std::vector<WeightGroup> weight_groups() const override;
+
+  Tensor encode(const Tensor& strings) const override;
+  TensorMeta encoded_spec(const TensorMeta& input) const override;
+
+  bool needs_adapt() const override { return index_.empty(); }
+  using Adaptable::adapt;
+  // Keras's adapt: every string counts; a batch is one document per row for tf_idf.
+  void adapt(const Batches& next) override;
+  void set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights = {});
+
+  // Keras's get_vocabulary(): the special tokens, then the terms, one per index.
+  const std::vector<std::string>& vocabulary() const { return index_.entries(); }
+  int64_t vocabulary_size() const { return index_.size(); }
+
+ private:
+  StringLookupOptions options_;
+  StringIndex index_;
+};
+
+}  // namespace kiln::layers
