@@ -5,30 +5,23 @@
 namespace kiln::layers {
 namespace {
 
-// What the layer accepts besides strings: what it makes itself (its output dtype).
-void check_encoded(const StringLayer& layer, const TensorMeta& input) {
-  const DType made = layer.encoded_spec({DType::string, Shape{-1}, Device::cpu()}).dtype;
-  KILN_SHAPE_CHECK(input.dtype == made, layer.class_name(), " '", layer.name(),
-                   "' reads strings, got ", dtype_name(input.dtype), input.shape);
+void check_strings(const StringLayer& layer, const std::vector<TensorMeta>& inputs) {
+  KILN_CHECK(inputs.size() == 1, layer.class_name(), " '", layer.name(), "' takes one input");
+  KILN_SHAPE_CHECK(inputs[0].dtype == DType::string, layer.class_name(), " '", layer.name(),
+                   "' reads strings, got ", dtype_name(inputs[0].dtype), inputs[0].shape);
 }
 
 }  // namespace
 
 std::vector<Tensor> StringLayer::call(const std::vector<Tensor>& inputs, const CallContext&) {
-  KILN_CHECK(inputs.size() == 1, class_name(), " '", name(), "' takes one input");
-  if (inputs[0].dtype() != DType::string) {
-    check_encoded(*this, inputs[0].meta());
-    return inputs;
-  }
+  std::vector<TensorMeta> metas;
+  for (const Tensor& t : inputs) metas.push_back(t.meta());
+  check_strings(*this, metas);
   return {encode(inputs[0])};
 }
 
 std::vector<TensorMeta> StringLayer::compute_output_spec(const std::vector<TensorMeta>& inputs) {
-  KILN_CHECK(inputs.size() == 1, class_name(), " '", name(), "' takes one input");
-  if (inputs[0].dtype != DType::string) {
-    check_encoded(*this, inputs[0]);
-    return inputs;
-  }
+  check_strings(*this, inputs);
   return {encoded_spec(inputs[0])};
 }
 

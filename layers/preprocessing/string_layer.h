@@ -2,8 +2,7 @@
 // A layer that reads strings (TextVectorization, StringLookup). Strings have no kernels, so it
 // runs on the host, eagerly, outside the traced steps: a model feeds each of its string inputs
 // through the one such layer that reads it before each step (Model::encode_string_inputs), and
-// inside the steps the layer receives what it made and passes it on. Given strings, it encodes
-// them; given a tensor of its output dtype, it returns it as it is.
+// the steps start after it, from what it made. Anything but strings is refused.
 #include "kiln/layers/layer.h"
 
 namespace kiln::layers {

@@ -64,9 +64,12 @@ FunctionalGraph::Result FunctionalGraph::run(const std::vector<Tensor>& inputs,
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorMeta& spec = inputs_[i].meta();
     Tensor x = inputs[i];
-    // Strings come as their StringLayer made them in the traced steps; that layer checks them.
+    // In the traced steps a string input comes as the layer reading it made it on the host
+    // (Model::encode_string_inputs): that layer's output, which it is not run again to make.
     if (spec.dtype == DType::string && x.dtype() != DType::string) {
-      values[inputs_[i].record().get()] = {x};
+      for (const auto& record : records_)
+        for (const KerasTensor& t : record->inputs)
+          if (t.record() == inputs_[i].record()) values[record.get()] = {x};
       continue;
     }
     const int rank = spec.shape.rank();
@@ -81,7 +84,7 @@ FunctionalGraph::Result FunctionalGraph::run(const std::vector<Tensor>& inputs,
     values[inputs_[i].record().get()] = {x};
   }
   for (const auto& record : records_) {
-    if (record->inputs.empty()) continue;
+    if (record->inputs.empty() || values.contains(record.get())) continue;
     std::vector<Tensor> in;
     layers::CallContext ctx{.training = context.training, .masks = {}};
     bool any_mask = false;

@@ -117,7 +117,12 @@ std::vector<Tensor> Sequential::call(const std::vector<Tensor>& inputs,
   KILN_CHECK(inputs.size() == 1, "Sequential '", name(), "' takes one input, got ", inputs.size());
   std::vector<Tensor> x = inputs;
   layers::CallContext ctx = context;
+  // In the traced steps a string input comes as the first layer made it on the host
+  // (Model::encode_string_inputs): it is not run again.
+  const bool encoded =
+      input_spec_ && input_spec_->dtype == DType::string && inputs[0].dtype() != DType::string;
   for (const LayerPtr& layer : layers_) {
+    if (encoded && layer == layers_.front()) continue;
     std::vector<Tensor> y = (*layer)(x, ctx);
     ctx.masks = layer->compute_mask(x, ctx.masks);
     x = std::move(y);

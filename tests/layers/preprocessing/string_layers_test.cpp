@@ -74,5 +74,13 @@ TEST(StringLayers, MatchKeras) {
   kiln::testing::check_each_golden(kTextGoldens, check);
 }
 
+TEST(StringLayers, RefuseAnythingButStrings) {
+  TextVectorization text({.vocabulary = std::vector<std::string>{"a", "b"}});
+  EXPECT_THAT(kiln::testing::error_of([&] {
+                (void)text(std::vector<Tensor>{from_vector(std::vector<int64_t>{1, 2}, Shape{2})});
+              }),
+              HasSubstr("' reads strings, got int64[2]"));
+}
+
 }  // namespace
 }  // namespace kiln::layers
