@@ -16,6 +16,10 @@ find_package(Protobuf REQUIRED)
 pkg_check_modules(KILN_ISAL REQUIRED IMPORTED_TARGET libisal)
 # Image files (datasets/image/): libjpeg-turbo, libpng, libwebp, giflib and stb_image (BMP).
 pkg_check_modules(KILN_IMAGE_CODECS REQUIRED IMPORTED_TARGET libjpeg libpng libwebp libgif stb)
+# FarmHash's Fingerprint64, which Keras's Hashing layer buckets strings by
+# (layers/preprocessing/hashing.cpp). The package ships no pkg-config file.
+find_path(KILN_FARMHASH_INCLUDE_DIR farmhash.h REQUIRED)
+find_library(KILN_FARMHASH_LIBRARY farmhash REQUIRED)
 find_package(yaml-cpp REQUIRED CONFIG)
 # JSON (.keras configs, checkpoint attributes): RapidJSON reads Python's NaN and Infinity.
 find_package(RapidJSON REQUIRED CONFIG)

@@ -19,6 +19,7 @@
 #include "kiln/layers/preprocessing/category_encoding.h"
 #include "kiln/layers/preprocessing/center_crop.h"
 #include "kiln/layers/preprocessing/discretization.h"
+#include "kiln/layers/preprocessing/hashing.h"
 #include "kiln/layers/preprocessing/integer_lookup.h"
 #include "kiln/layers/preprocessing/normalization.h"
 #include "kiln/layers/preprocessing/random_brightness.h"
@@ -70,6 +71,7 @@ builtin_layer_factories() {
       {"GlobalAveragePooling2D", GlobalAveragePooling2D::from_config},
       {"GlobalMaxPooling1D", GlobalMaxPooling1D::from_config},
       {"GlobalMaxPooling2D", GlobalMaxPooling2D::from_config},
+      {"Hashing", Hashing::from_config},
       {"InputLayer", InputLayer::from_config},
       {"IntegerLookup", IntegerLookup::from_config},
       {"LSTM", LSTM::from_config},

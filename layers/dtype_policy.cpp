@@ -9,14 +9,16 @@
 namespace kiln::layers {
 namespace {
 
-const std::array<DTypePolicy, 6>& known_policies() {
-  static const std::array<DTypePolicy, 6> policies{{
+const std::array<DTypePolicy, 7>& known_policies() {
+  static const std::array<DTypePolicy, 7> policies{{
       {"float32", DType::f32, DType::f32},
       {"float64", DType::f64, DType::f64},
       {"float16", DType::f16, DType::f16},
       {"bfloat16", DType::bf16, DType::bf16},
       {"mixed_float16", DType::f16, DType::f32},
       {"mixed_bfloat16", DType::bf16, DType::f32},
+      // Keras's for layers that output integers (Hashing's bins).
+      {"int64", DType::i64, DType::i64},
   }};
   return policies;
 }

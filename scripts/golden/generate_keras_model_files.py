@@ -181,13 +181,19 @@ COLORS = [["red", "green", "red"], ["blue", "red", "gold"], ["green", "green", "
           ["red", "blue", "blue"]]
 
 
+CITIES = ["Oslo", "Lima", "Pune", "Oslo", "Kyiv"]
+
+
 def lookup():
-    """Rows of string categories through an adapted StringLookup (its vocabulary an asset)
-    counting them, then a Dense layer."""
+    """Two string inputs: rows of categories through an adapted StringLookup (its vocabulary an
+    asset) counting them, and a category hashed into one-hot bins; then a Dense layer."""
     colors = L.StringLookup(output_mode="count")
     colors.adapt(np.array(COLORS, dtype=object))
     tags = keras.Input(shape=(3,), dtype="string", name="tags")
-    return keras.Model(tags, L.Dense(2)(colors(tags)), name="lookup")
+    city = keras.Input(shape=(1,), dtype="string", name="city")
+    hashed = L.Hashing(num_bins=8, output_mode="one_hot")(city)
+    x = L.Concatenate()([colors(tags), hashed])
+    return keras.Model([tags, city], L.Dense(2)(x), name="lookup")
 
 
 def weight_arguments():
@@ -226,9 +232,10 @@ def main():
         for layer in model.layers:
             if isinstance(layer, L.Normalization):
                 layer.finalize_state()
-        strings = {"text": np.array(TEXTS + ["unseen words only"], dtype=object),
-                   "lookup": np.array(COLORS + [["plum", "red", "plum"]], dtype=object)}
-        xs = [strings[model.name]] if model.name in strings else inputs_for(model)
+        strings = {"text": [np.array(TEXTS + ["unseen words only"], dtype=object)],
+                   "lookup": [np.array(COLORS + [["plum", "red", "plum"]], dtype=object),
+                              np.array(CITIES, dtype=object).reshape(5, 1)]}
+        xs = strings[model.name] if model.name in strings else inputs_for(model)
         if model.name == "masking":
             xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked
         # String inputs go in as a string tensor: predict refuses a NumPy object array.

@@ -2,7 +2,8 @@
 # Usage: pip install tensorflow-cpu && python3 scripts/golden/generate_text_goldens.py
 """Writes tests/layers/preprocessing/text_goldens.inc: Keras's TextVectorization, adapted on a
 small corpus or given a vocabulary, in each output mode, standardization and split, with
-ngrams; and StringLookup over tokens, with and without a mask token, in each output mode: each
+ngrams; StringLookup over tokens, with and without a mask token, in each output mode; and
+Hashing (FarmHash's Fingerprint64 buckets), with and without a mask value: each
 case's Keras config as JSON (which kiln reads back through its layer registry), the strings
 adapt saw and their shape, the input strings and their shape, the vocabulary afterwards, and
 the output.
@@ -58,6 +59,19 @@ def lookup_cases():
                                                "plum", ""], num_oov_indices=0), False, False),
         ("lookup_given_oov_token", SL(vocabulary=["red", "blue"], oov_token="?",
                                       output_mode="multi_hot"), False, False),
+    ]
+
+
+def hashing_cases():
+    """(name, layer, input: LOOKUP_INPUTS, its first column, or INPUTS)."""
+    H = keras.layers.Hashing
+    return [
+        ("hashing_int", H(num_bins=7), "rows"),
+        ("hashing_masked", H(num_bins=5, mask_value=""), "rows"),
+        ("hashing_one_hot", H(num_bins=4, output_mode="one_hot"), "column"),
+        ("hashing_multi_hot", H(num_bins=6, output_mode="multi_hot"), "rows"),
+        ("hashing_count_masked", H(num_bins=6, output_mode="count", mask_value="red"), "rows"),
+        ("hashing_texts", H(num_bins=1000003), "texts"),
     ]
 
 
@@ -125,6 +139,9 @@ def main():
     rows += [(name, layer, TOKENS if adapt else [],
               np.array([r[0] for r in LOOKUP_INPUTS] if column else LOOKUP_INPUTS, dtype=object))
              for name, layer, adapt, column in lookup_cases()]
+    hashed = {"rows": LOOKUP_INPUTS, "column": [r[0] for r in LOOKUP_INPUTS], "texts": INPUTS}
+    rows += [(name, layer, [], np.array(hashed[given], dtype=object))
+             for name, layer, given in hashing_cases()]
     for name, layer, corpus, x in rows:
         corpus = np.array(corpus, dtype=object)
         if corpus.size:
@@ -136,7 +153,7 @@ def main():
             f"     R\"json({config})json\",",
             f"     {strings(corpus.ravel())}, {numbers(corpus.shape if corpus.size else [])},",
             f"     {strings(x.ravel())}, {numbers(x.shape)},",
-            f"     {strings(layer.get_vocabulary())},",
+            f"     {strings(layer.get_vocabulary() if hasattr(layer, 'get_vocabulary') else [])},",
             f"     {numbers(y.shape)}, {numbers(y.ravel())}}},",
         ]
     lines += ["};", "// clang-format on", ""]

@@ -221,7 +221,8 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"ngrams", Config(int64_t{2})},
       {"output_sequence_length", Config(int64_t{4})},
       {"vocabulary", Config(std::vector<std::string>{"a", "b"})},
-      {"vocabulary_size", Config(int64_t{5})},  // RandomZoom's: null is the height's zoom
+      {"vocabulary_size", Config(int64_t{5})},
+      {"mask_value", Config("masked")},  // Hashing's  // RandomZoom's: null is the height's zoom
   };
   if (current.is_null()) {
     const auto it = off.find(key);
@@ -342,6 +343,7 @@ Config layer_requirements(const std::string& class_name) {
       {"GRU", R"({"units": 2})"},
       {"LSTM", R"({"units": 2})"},
       {"SimpleRNN", R"({"units": 2})"},
+      {"Hashing", R"({"num_bins": 4})"},
       {"InputLayer", R"({"batch_shape": [null, 4]})"},
       {"IntegerLookup", R"({"vocabulary": [5, 7, 9]})"},
       {"Lambda", R"({"function": "coverage_identity"})"},
