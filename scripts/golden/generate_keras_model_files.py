@@ -184,16 +184,23 @@ COLORS = [["red", "green", "red"], ["blue", "red", "gold"], ["green", "green", "
 CITIES = ["Oslo", "Lima", "Pune", "Oslo", "Kyiv"]
 
 
+CODES = [[12, 36, 12], [7, 12, 1138], [36, 36, 5], [12, 7, 7]]
+
+
 def lookup():
-    """Two string inputs: rows of categories through an adapted StringLookup (its vocabulary an
-    asset) counting them, and a category hashed into one-hot bins; then a Dense layer."""
+    """Two string inputs and an integer one: rows of categories through an adapted StringLookup
+    counting them, a category hashed into one-hot bins, and codes through an adapted
+    IntegerLookup (both vocabularies assets of the file); then a Dense layer."""
     colors = L.StringLookup(output_mode="count")
     colors.adapt(np.array(COLORS, dtype=object))
+    codes = L.IntegerLookup(output_mode="multi_hot")
+    codes.adapt(np.array(CODES, dtype=np.int64))
     tags = keras.Input(shape=(3,), dtype="string", name="tags")
     city = keras.Input(shape=(1,), dtype="string", name="city")
+    ids = keras.Input(shape=(3,), dtype="int64", name="ids")
     hashed = L.Hashing(num_bins=8, output_mode="one_hot")(city)
-    x = L.Concatenate()([colors(tags), hashed])
-    return keras.Model([tags, city], L.Dense(2)(x), name="lookup")
+    x = L.Concatenate()([colors(tags), hashed, codes(ids)])
+    return keras.Model([tags, city, ids], L.Dense(2)(x), name="lookup")
 
 
 def weight_arguments():
@@ -234,7 +241,8 @@ def main():
                 layer.finalize_state()
         strings = {"text": [np.array(TEXTS + ["unseen words only"], dtype=object)],
                    "lookup": [np.array(COLORS + [["plum", "red", "plum"]], dtype=object),
-                              np.array(CITIES, dtype=object).reshape(5, 1)]}
+                              np.array(CITIES, dtype=object).reshape(5, 1),
+                              np.array(CODES + [[99, 12, 5]], dtype=np.int64)]}
         xs = strings[model.name] if model.name in strings else inputs_for(model)
         if model.name == "masking":
             xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked

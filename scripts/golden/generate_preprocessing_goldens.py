@@ -109,6 +109,12 @@ def cases():
         ("Discretization_count",
          L.Discretization(bin_boundaries=[64.0, 128.0, 192.0], output_mode="count"), (3, 4),
          None),
+        # Adapted on integers (adapt_ids: batches of VOCABULARY's values, 1000, 7 and 0).
+        ("IntegerLookup_adapted_ids", L.IntegerLookup(), (3, 4), [(6, 4), (5, 4)]),
+        ("IntegerLookup_adapted_mask_max_tokens_ids", L.IntegerLookup(mask_token=0, max_tokens=4),
+         (3, 4), [(8, 3)]),
+        ("IntegerLookup_adapted_multi_hot_ids", L.IntegerLookup(output_mode="multi_hot"), (3, 4),
+         [(10,)]),
     ]
 
 
@@ -134,11 +140,16 @@ def main():
             x = rng.integers(0, 5, in_shape).astype(np.int32)
         else:
             x = rng.uniform(0, 255, in_shape).astype(np.float32)
-        batches = [rng.uniform(-3, 5, s).astype(np.float32) for s in adapt_shapes or []]
+        if name.endswith("_adapted_ids"):
+            batches = [rng.choice(VOCABULARY + [1000, 7, 0, 12, 12, 36], s).astype(np.int64)
+                       for s in adapt_shapes]
+        else:
+            batches = [rng.uniform(-3, 5, s).astype(np.float32) for s in adapt_shapes or []]
         if batches:
             layer.adapt(tf.data.Dataset.from_generator(
                 lambda: iter(batches),
-                output_signature=tf.TensorSpec((None,) + batches[0].shape[1:], tf.float32)))
+                output_signature=tf.TensorSpec((None,) + batches[0].shape[1:],
+                                               tf.as_dtype(batches[0].dtype))))
         out = np.asarray(layer(x, training=name.endswith("_training")))
         config = {"class_name": layer.__class__.__name__, "config": layer.get_config()}
         weights = [w.numpy() for w in layer.weights]
