@@ -98,6 +98,12 @@ class Dataset {
   // depend on the thread count. fn must be safe to call from several threads at once. The
   // workers' CPU kernels run on one thread each (configure_background_thread).
   Dataset map(std::function<Element(const Element&)> fn, int num_parallel_calls) const;
+  // tf.data's interleave: each element becomes a dataset (map_func, e.g. one file's records);
+  // cycle_length of them (kAutotune: one per hardware thread) are read in turn, block_length
+  // elements from each, a finished one replaced by the next element's. num_parallel_calls != 0
+  // reads each open dataset ahead on a thread of its own; the order stays the sequential one.
+  Dataset interleave(std::function<Dataset(const Element&)> map_func, int64_t cycle_length,
+                     int64_t block_length = 1, int num_parallel_calls = 0) const;
   // Keeps the elements for which predicate returns true.
   Dataset filter(std::function<bool(const Element&)> predicate) const;
   // Fills a buffer of buffer_size elements and emits a uniformly chosen one, refilling its slot
