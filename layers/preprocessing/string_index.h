@@ -29,6 +29,8 @@ struct StringIndexSpec {
 class StringIndex {
  public:
   explicit StringIndex(StringIndexSpec spec) : spec_(std::move(spec)) {}
+  // What errors name ("StringLookup 'colors'"), once the layer has its name.
+  void set_layer(std::string layer) { spec_.layer = std::move(layer); }
 
   // Replaces the vocabulary (terms only) and, for tf_idf, the idf weights (one per term).
   void set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights = {});

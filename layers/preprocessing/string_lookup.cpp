@@ -9,9 +9,8 @@
 namespace kiln::layers {
 namespace {
 
-StringIndexSpec index_spec(const StringLookupOptions& o, std::string layer) {
-  return {.layer = std::move(layer),
-          .mask_token = o.mask_token,
+StringIndexSpec index_spec(const StringLookupOptions& o) {
+  return {.mask_token = o.mask_token,
           .oov = o.num_oov_indices == 1,
           .oov_token = o.oov_token,
           .max_tokens = o.max_tokens,
@@ -23,10 +22,9 @@ StringIndexSpec index_spec(const StringLookupOptions& o, std::string layer) {
 }  // namespace
 
 StringLookup::StringLookup(StringLookupOptions options)
-    : StringLayer(options.layer_args()),
-      options_(std::move(options)),
-      index_(index_spec(options_, "StringLookup '" + name() + "'")) {
+    : VocabularyLayer(options.layer_args(), index_spec(options)), options_(std::move(options)) {
   const std::string what = "StringLookup '" + name() + "'";
+  index_.set_layer(what);
   KILN_CHECK(options_.num_oov_indices == 0 || options_.num_oov_indices == 1, what,
              ": num_oov_indices ", options_.num_oov_indices, " is not supported by kiln (0 or 1)");
   KILN_CHECK(options_.output_mode == "tf_idf" || options_.output_mode == "int" ||
@@ -44,10 +42,6 @@ StringLookup::StringLookup(StringLookupOptions options)
     set_vocabulary(*options_.vocabulary, options_.idf_weights.value_or(std::vector<double>{}));
     check_vocabulary_size(options_.vocabulary_size, index_.size(), what);
   }
-}
-
-void StringLookup::set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights) {
-  index_.set_vocabulary(std::move(terms), std::move(idf_weights));
 }
 
 void StringLookup::adapt(const Batches& next) {

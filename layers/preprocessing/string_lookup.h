@@ -11,9 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/layers/preprocessing/adaptable.h"
-#include "kiln/layers/preprocessing/string_index.h"
-#include "kiln/layers/preprocessing/string_layer.h"
+#include "kiln/layers/preprocessing/vocabulary_layer.h"
 
 namespace kiln::layers {
 
@@ -31,7 +29,7 @@ struct StringLookupOptions {
   KILN_LAYER_ARGS_FIELDS
 };
 
-class StringLookup : public StringLayer, public Adaptable {
+class StringLookup : public VocabularyLayer {
   KILN_LAYER_CLASS(StringLookup)
 
  public:
@@ -44,19 +42,12 @@ class StringLookup : public StringLayer, public Adaptable {
   Tensor encode(const Tensor& strings) const override;
   TensorMeta encoded_spec(const TensorMeta& input) const override;
 
-  bool needs_adapt() const override { return index_.empty(); }
   using Adaptable::adapt;
   // Keras's adapt: every string counts; a batch is one document per row for tf_idf.
   void adapt(const Batches& next) override;
-  void set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights = {});
-
-  // Keras's get_vocabulary(): the special tokens, then the terms, one per index.
-  const std::vector<std::string>& vocabulary() const { return index_.entries(); }
-  int64_t vocabulary_size() const { return index_.size(); }
 
  private:
   StringLookupOptions options_;
-  StringIndex index_;
 };
 
 }  // namespace kiln::layers

@@ -16,9 +16,8 @@ std::string canonical_mode(const std::string& mode) {
 }
 
 // Keras's StringLookup inside TextVectorization: mask token "", one OOV index "[UNK]".
-StringIndexSpec index_spec(const TextVectorizationOptions& o, std::string layer) {
-  return {.layer = std::move(layer),
-          .mask_token = "",
+StringIndexSpec index_spec(const TextVectorizationOptions& o) {
+  return {.mask_token = "",
           .max_tokens = o.max_tokens,
           .pad_to_max_tokens = o.pad_to_max_tokens,
           .output_mode = canonical_mode(o.output_mode),
@@ -47,12 +46,12 @@ std::vector<std::vector<const std::string*>> rows_of(const Tensor& strings, bool
 }  // namespace
 
 TextVectorization::TextVectorization(TextVectorizationOptions options)
-    : StringLayer(options.layer_args()),
+    : VocabularyLayer(options.layer_args(), index_spec(options)),
       options_(std::move(options)),
       standardize_(parse_standardize(options_.standardize)),
-      split_(parse_text_split(options_.split)),
-      index_(index_spec(options_, "TextVectorization '" + name() + "'")) {
+      split_(parse_text_split(options_.split)) {
   const std::string what = "TextVectorization '" + name() + "'";
+  index_.set_layer(what);
   options_.output_mode = canonical_mode(options_.output_mode);
   const std::string& mode = options_.output_mode;
   KILN_CHECK(mode == "int" || mode == "multi_hot" || mode == "count" || mode == "tf_idf", what,
@@ -90,11 +89,6 @@ std::vector<std::string> TextVectorization::tokens_of(const std::string& text) c
   std::vector<std::string> tokens = split_text(standardize_text(text, standardize_), split_);
   const std::vector<int64_t> w = widths();
   return w.empty() ? tokens : ngrams(tokens, w);
-}
-
-void TextVectorization::set_vocabulary(std::vector<std::string> terms,
-                                       std::vector<double> idf_weights) {
-  index_.set_vocabulary(std::move(terms), std::move(idf_weights));
 }
 
 void TextVectorization::adapt(const Batches& next) {

@@ -15,10 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/layers/preprocessing/adaptable.h"
-#include "kiln/layers/preprocessing/string_index.h"
-#include "kiln/layers/preprocessing/string_layer.h"
 #include "kiln/layers/preprocessing/text_tokens.h"
+#include "kiln/layers/preprocessing/vocabulary_layer.h"
 
 namespace kiln::layers {
 
@@ -41,7 +39,7 @@ struct TextVectorizationOptions {
   KILN_LAYER_ARGS_FIELDS
 };
 
-class TextVectorization : public StringLayer, public Adaptable {
+class TextVectorization : public VocabularyLayer {
   KILN_LAYER_CLASS(TextVectorization)
 
  public:
@@ -56,17 +54,10 @@ class TextVectorization : public StringLayer, public Adaptable {
   Tensor encode(const Tensor& strings) const override;
   TensorMeta encoded_spec(const TensorMeta& input) const override;
 
-  bool needs_adapt() const override { return index_.empty(); }
   using Adaptable::adapt;
   // Keras's adapt: every string of every batch is a document; the vocabulary is the max_tokens
   // most frequent tokens (ties: the tokens in reverse order), and tf_idf's weights their idf.
   void adapt(const Batches& next) override;
-  // Replaces the vocabulary (terms only) and, for tf_idf, the idf weights (one per term).
-  void set_vocabulary(std::vector<std::string> terms, std::vector<double> idf_weights = {});
-
-  // Keras's get_vocabulary(): the special tokens, then the terms, one per index.
-  const std::vector<std::string>& vocabulary() const { return index_.entries(); }
-  int64_t vocabulary_size() const { return index_.size(); }
   // The tokens of one string, as the lookup sees them.
   std::vector<std::string> tokens_of(const std::string& text) const;
 
@@ -78,7 +69,6 @@ class TextVectorization : public StringLayer, public Adaptable {
   TextVectorizationOptions options_;
   Standardize standardize_;
   TextSplit split_;
-  StringIndex index_;
 };
 
 }  // namespace kiln::layers
