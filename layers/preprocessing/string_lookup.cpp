@@ -46,7 +46,7 @@ StringLookup::StringLookup(StringLookupOptions options)
 
 void StringLookup::adapt(const Batches& next) {
   const std::string what = "StringLookup '" + name() + "'";
-  TokenCounts counts;
+  TokenCounts counts(options_.output_mode == "tf_idf");
   while (std::optional<Tensor> batch = next()) {
     KILN_CHECK(batch->dtype() == DType::string, what, ": adapt reads strings, got ",
                dtype_name(batch->dtype()));

@@ -37,12 +37,12 @@ std::vector<std::string> StringVocabulary::terms() const {
 }
 
 void TokenCounts::add_document(const std::vector<std::string>& tokens) {
-  std::unordered_set<std::string_view> seen;
-  for (const std::string& token : tokens) {
-    ++counts_[token];
-    if (seen.insert(token).second) ++document_counts_[token];
-  }
   ++documents_;
+  for (const std::string& token : tokens) ++counts_[token];
+  if (!count_documents_) return;
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& token : tokens)
+    if (seen.insert(token).second) ++document_counts_[token];
 }
 
 std::vector<std::string> TokenCounts::vocabulary(int64_t max_terms,
@@ -64,6 +64,7 @@ std::vector<std::string> TokenCounts::vocabulary(int64_t max_terms,
 }
 
 std::vector<double> TokenCounts::idf(const std::vector<std::string>& terms) const {
+  KILN_CHECK(count_documents_, "TokenCounts::idf: the documents were not counted");
   std::vector<double> out;
   out.reserve(terms.size());
   for (const std::string& term : terms) {

@@ -41,6 +41,8 @@ class StringVocabulary {
 // What adapt gathers: each token's count and, for tf_idf, the documents it appears in.
 class TokenCounts {
  public:
+  // Documents are counted only where idf will be asked for (tf_idf): it costs a set per document.
+  explicit TokenCounts(bool count_documents = false) : count_documents_(count_documents) {}
   // One document's tokens.
   void add_document(const std::vector<std::string>& tokens);
   // The most frequent `max_terms` tokens (all when negative), by count, ties broken by the
@@ -55,6 +57,7 @@ class TokenCounts {
   std::unordered_map<std::string, int64_t> counts_;
   std::unordered_map<std::string, int64_t> document_counts_;
   int64_t documents_ = 0;
+  bool count_documents_;
 };
 
 }  // namespace kiln::layers

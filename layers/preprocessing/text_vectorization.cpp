@@ -92,7 +92,7 @@ std::vector<std::string> TextVectorization::tokens_of(const std::string& text) c
 }
 
 void TextVectorization::adapt(const Batches& next) {
-  TokenCounts counts;
+  TokenCounts counts(options_.output_mode == "tf_idf");
   const std::string what = "TextVectorization '" + name() + "'";
   while (std::optional<Tensor> batch = next()) {
     KILN_CHECK(batch->dtype() == DType::string, what, ": adapt reads strings, got ",
