@@ -18,7 +18,7 @@ epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 texts = keras.utils.text_dataset_from_directory(directory, batch_size=32, seed=1, verbose=False)
 vectorize = keras.layers.TextVectorization(max_tokens=20000, output_sequence_length=64)
 start = time.perf_counter()
-vectorize.adapt(texts.map(lambda x, y: x), verbose=0)
+vectorize.adapt(texts.map(lambda x, y: x))
 print(f"adapt: {time.perf_counter() - start:.3f} s, {vectorize.vocabulary_size()} entries")
 pipeline = texts.map(lambda x, y: (vectorize(x), y),
                      num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
