@@ -230,6 +230,27 @@ Tensor decode_gif(std::span<const uint8_t> bytes, int channels, const std::strin
   return with_channels(out, channels);
 }
 
+// A little-endian field of `bytes` at `at` (inside: the caller checked the length).
+uint32_t le_field(std::span<const uint8_t> bytes, size_t at, int width) {
+  uint32_t v = 0;
+  for (int k = width - 1; k >= 0; --k) v = (v << 8) | bytes[at + static_cast<size_t>(k)];
+  return v;
+}
+
+// stb_image decodes uncompressed BMPs only, and reads past a file's end as zeros: a file must
+// hold the pixel rows its header promises, or a tiny file claiming a huge image takes as long
+// to "decode" as a real one. The rows start at the header's data offset, each padded to 4 bytes.
+void check_bmp_rows_present(std::span<const uint8_t> bytes, int width, int height,
+                            const std::string& where) {
+  KILN_CHECK(bytes.size() >= 30, where, ": bad BMP: a header of ", bytes.size(), " bytes");
+  const uint32_t info_size = le_field(bytes, 14, 4);
+  const uint32_t bits = le_field(bytes, info_size == 12 ? 24 : 28, 2);
+  const uint64_t stride = (static_cast<uint64_t>(width) * bits + 31) / 32 * 4;
+  const uint64_t needed = le_field(bytes, 10, 4) + stride * static_cast<uint64_t>(height);
+  KILN_CHECK(bytes.size() >= needed, where, ": bad BMP: truncated, its ", width, "x", height,
+             " pixels need ", needed, " bytes and the file has ", bytes.size());
+}
+
 // stb_image's BMP reader (stb is the library Debian ships for it): the image's own channels,
 // RGB or RGBA (palettes expanded), its size checked before anything is decoded.
 Tensor decode_bmp(std::span<const uint8_t> bytes, int channels, const std::string& where) {
@@ -240,6 +261,7 @@ Tensor decode_bmp(std::span<const uint8_t> bytes, int channels, const std::strin
   KILN_CHECK(stbi_info_from_memory(bytes.data(), length, &width, &height, &native) == 1, where,
              ": bad BMP: ", stbi_failure_reason());
   check_size(height, width, where);
+  check_bmp_rows_present(bytes, width, height, where);
   const int decoded = native == 4 || native == 2 ? 4 : 3;
   std::unique_ptr<stbi_uc, void (*)(void*)> pixels_of(
       stbi_load_from_memory(bytes.data(), length, &width, &height, &native, decoded),
