@@ -59,17 +59,10 @@ datasets::ImageDirectoryOptions options_of(const Config& args, const Config& dat
   return o;
 }
 
-datasets::LabeledFiles first_files(datasets::LabeledFiles files, int64_t limit) {
-  if (limit <= 0 || static_cast<size_t>(limit) >= files.paths.size()) return files;
-  files.paths.resize(static_cast<size_t>(limit));
-  if (!files.labels.empty()) files.labels.resize(static_cast<size_t>(limit));
-  return files;
-}
-
 RunData image_directory(const Config& args, const Config& data, uint64_t seed) {
   const datasets::ImageDirectoryOptions o = options_of(args, data, seed, "directory");
   const datasets::LabeledFiles all = located(args["directory"], [&] {
-    return first_files(datasets::index_image_directory(o), data.get_int("limit", 0));
+    return datasets::first_files(datasets::index_image_directory(o), data.get_int("limit", 0));
   });
   const double split = data.get_double("validation_split", 0);
   FolderData folder{all.paths.size(), all.class_names,

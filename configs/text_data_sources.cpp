@@ -45,13 +45,9 @@ datasets::TextDirectoryOptions test_options(const Config& args, const Config& da
 
 RunData text_directory(const Config& args, const Config& data, uint64_t seed) {
   const datasets::TextDirectoryOptions o = options_of(args, data, seed, "directory");
-  datasets::LabeledFiles all =
-      located(args["directory"], [&] { return datasets::index_text_directory(o); });
-  if (const int64_t limit = data.get_int("limit", 0);
-      limit > 0 && static_cast<size_t>(limit) < all.paths.size()) {
-    all.paths.resize(static_cast<size_t>(limit));
-    if (!all.labels.empty()) all.labels.resize(static_cast<size_t>(limit));
-  }
+  const datasets::LabeledFiles all = located(args["directory"], [&] {
+    return datasets::first_files(datasets::index_text_directory(o), data.get_int("limit", 0));
+  });
   const double split = data.get_double("validation_split", 0);
   FolderData folder{all.paths.size(), all.class_names,
                     [&](datasets::Subset subset) {

@@ -4,11 +4,11 @@
 // batch flipped at random by a RandomFlip layer on a background thread, and prefetched; the
 // consumer only takes batches. Prints the seconds and images per second of each epoch.
 // Usage: image_pipeline DIR [epochs] [num_parallel_calls]
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "benchmarks/pipeline_epochs.h"
 #include "kiln/datasets/image/image_directory.h"
 #include "kiln/layers/preprocessing/random_flip.h"
 
@@ -32,14 +32,6 @@ int main(int argc, char** argv) {
             return {(*flip)({batch[0]}, layers::CallContext{.training = true})[0], batch[1]};
           })
           .prefetch(2);
-  for (int epoch = 0; epoch < epochs; ++epoch) {
-    const auto start = std::chrono::steady_clock::now();
-    int64_t images = 0;
-    for (const datasets::Element& batch : pipeline) images += batch[0].dim(0);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("epoch %d: %lld images, %.3f s, %.1f images/s\n", epoch,
-                static_cast<long long>(images), seconds, static_cast<double>(images) / seconds);
-  }
+  bench::time_epochs(pipeline, epochs, "images");
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "benchmarks/pipeline_epochs.h"
 #include "kiln/datasets/text/text_directory.h"
 #include "kiln/layers/preprocessing/text_vectorization.h"
 
@@ -40,14 +41,6 @@ int main(int argc, char** argv) {
             return {vectorize->encode(batch[0]), batch[1]};
           })
           .prefetch(2);
-  for (int epoch = 0; epoch < epochs; ++epoch) {
-    const auto start = std::chrono::steady_clock::now();
-    int64_t count = 0;
-    for (const datasets::Element& batch : pipeline) count += batch[0].dim(0);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("epoch %d: %lld texts, %.3f s, %.1f texts/s\n", epoch,
-                static_cast<long long>(count), seconds, static_cast<double>(count) / seconds);
-  }
+  bench::time_epochs(pipeline, epochs, "texts");
   return 0;
 }

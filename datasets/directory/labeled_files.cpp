@@ -102,6 +102,13 @@ LabeledFiles index_labeled_files(const LabeledFileOptions& o,
   return files;
 }
 
+LabeledFiles first_files(LabeledFiles files, int64_t limit) {
+  if (limit <= 0 || static_cast<size_t>(limit) >= files.paths.size()) return files;
+  files.paths.resize(static_cast<size_t>(limit));
+  if (!files.labels.empty()) files.labels.resize(static_cast<size_t>(limit));
+  return files;
+}
+
 std::pair<size_t, size_t> subset_range(size_t n, double validation_split, Subset subset) {
   if (subset == Subset::all || validation_split <= 0) return {0, n};
   const auto validating = static_cast<size_t>(validation_split * static_cast<double>(n));

@@ -46,6 +46,9 @@ struct LabeledFiles {
 LabeledFiles index_labeled_files(const LabeledFileOptions& options,
                                  std::span<const std::string> extensions, std::string_view what);
 
+// The first `limit` files (all when limit <= 0): a run's data.limit.
+LabeledFiles first_files(LabeledFiles files, int64_t limit);
+
 enum class Subset { all, training, validation };
 
 // Keras's split of n examples: the last int(validation_split * n) validate, the others train.

@@ -28,6 +28,18 @@ Tensor encode_categories(const Tensor& tokens, int64_t depth, const std::string&
   return output_mode == "count" ? counts : ops::minimum(counts, 1.0);
 }
 
+Shape encoded_shape(const Shape& tokens, int64_t depth, const std::string& output_mode) {
+  if (output_mode == "int") return tokens;
+  std::vector<int64_t> dims = tokens.dims();
+  if (dims.empty()) dims.push_back(1);  // a scalar is one token, as encode_categories takes it
+  if (output_mode != "one_hot")
+    dims.pop_back();
+  else if (dims.size() > 1 && dims.back() == 1)
+    dims.pop_back();
+  dims.push_back(depth);
+  return Shape(std::move(dims));
+}
+
 CategoryEncoding::CategoryEncoding(int64_t num_tokens, CategoryEncodingOptions options)
     : Layer(options.layer_args()), num_tokens_(num_tokens), options_(std::move(options)) {
   KILN_CHECK(num_tokens_ > 0, "CategoryEncoding: num_tokens must be positive, got ", num_tokens_);

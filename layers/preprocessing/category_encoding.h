@@ -14,6 +14,9 @@ namespace kiln::layers {
 // "count"; "int" casts) over `depth` tokens, in `dtype`. `layer` names errors.
 Tensor encode_categories(const Tensor& tokens, int64_t depth, const std::string& output_mode,
                          DType dtype, const std::string& layer);
+// The shape encode_categories gives `tokens` of this shape (dims may be unknown): one_hot adds a
+// depth axis (after dropping a last axis of 1), the others replace the last axis by it.
+Shape encoded_shape(const Shape& tokens, int64_t depth, const std::string& output_mode);
 // "int", "one_hot", "multi_hot" or "count"; others are refused naming the layer. int only where
 // `int_allowed`.
 void check_output_mode(const std::string& output_mode, bool int_allowed, const std::string& layer);

@@ -47,15 +47,8 @@ Tensor Hashing::encode(const Tensor& strings) const {
 }
 
 TensorMeta Hashing::encoded_spec(const TensorMeta& input) const {
-  if (options_.output_mode == "int") return {DType::i64, input.shape, Device::cpu()};
-  std::vector<int64_t> dims = input.shape.dims();
-  if (options_.output_mode == "one_hot") {
-    if (dims.size() > 1 && dims.back() == 1) dims.pop_back();
-  } else if (!dims.empty()) {
-    dims.pop_back();  // a row of tokens encodes to one sample
-  }
-  dims.push_back(num_bins_);
-  return {DType::f32, Shape(std::move(dims)), Device::cpu()};
+  return {options_.output_mode == "int" ? DType::i64 : DType::f32,
+          encoded_shape(input.shape, num_bins_, options_.output_mode), Device::cpu()};
 }
 
 namespace {

@@ -119,14 +119,8 @@ std::vector<WeightGroup> IntegerLookup::weight_groups() const {
 std::vector<TensorMeta> IntegerLookup::compute_output_spec(const std::vector<TensorMeta>& inputs) {
   if (depth() >= 0 || options_.output_mode == "int") return Layer::compute_output_spec(inputs);
   // Not adapted yet: the encoded axis is unknown.
-  std::vector<int64_t> dims = inputs.at(0).shape.dims();
-  if (options_.output_mode == "one_hot") {
-    if (dims.size() > 1 && dims.back() == 1) dims.pop_back();
-  } else if (!dims.empty()) {
-    dims.pop_back();
-  }
-  dims.push_back(-1);
-  return {{dtype_policy().compute, Shape(std::move(dims)), inputs[0].device}};
+  return {{dtype_policy().compute, encoded_shape(inputs.at(0).shape, -1, options_.output_mode),
+           inputs[0].device}};
 }
 
 std::vector<int64_t> IntegerLookup::vocabulary_with_specials() const {

@@ -81,19 +81,10 @@ Tensor StringLookup::encode(const Tensor& strings) const {
 }
 
 TensorMeta StringLookup::encoded_spec(const TensorMeta& input) const {
-  if (options_.output_mode == "int") return {DType::i64, input.shape, Device::cpu()};
-  std::vector<int64_t> dims = input.shape.dims();
-  const int64_t depth = index_.depth();
-  if (options_.output_mode == "one_hot") {
-    if (dims.size() > 1 && dims.back() == 1) dims.pop_back();
-    dims.push_back(depth);
-  } else {
-    // A batch of rows of tokens encodes to a row each; a 1-D input is one sample, as in Keras.
-    if (dims.size() == 2) dims.pop_back();
-    if (dims.size() == 1 && input.shape.rank() == 1) dims.clear();
-    dims.push_back(depth);
-  }
-  return {DType::f32, Shape(std::move(dims)), Device::cpu()};
+  const bool ints = options_.output_mode == "int";
+  const std::string mode = options_.output_mode == "tf_idf" ? "count" : options_.output_mode;
+  return {ints ? DType::i64 : DType::f32, encoded_shape(input.shape, index_.depth(), mode),
+          Device::cpu()};
 }
 
 std::vector<WeightGroup> StringLookup::weight_groups() const {

@@ -63,8 +63,11 @@ TEST(StringInputs, AFunctionalModelTrainsOnStringsThroughOneTrace) {
   const Tensor x = strings(std::vector<std::string>{"good good", "bad bad bad"});
   const Tensor traced = model.predict(x, {.verbose = 0});
   const Tensor eager = model(std::vector<Tensor>{x})[0];
-  EXPECT_EQ(traced.to_vector<float>(), eager.to_vector<float>());
+  // To rounding: oneDNN may block the traced and the eager Dense differently per instruction set.
   const std::vector<float> p = traced.to_vector<float>();
+  const std::vector<float> e = eager.to_vector<float>();
+  ASSERT_EQ(p.size(), e.size());
+  for (size_t i = 0; i < p.size(); ++i) EXPECT_NEAR(p[i], e[i], 1e-5) << i;
   EXPECT_GT(p[1], p[0]);  // "good good" is class 1
   EXPECT_GT(p[2], p[3]);
 }
