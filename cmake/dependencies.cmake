@@ -20,6 +20,9 @@ pkg_check_modules(KILN_IMAGE_CODECS REQUIRED IMPORTED_TARGET libjpeg libpng libw
 # (layers/preprocessing/hashing.cpp). The package ships no pkg-config file.
 find_path(KILN_FARMHASH_INCLUDE_DIR farmhash.h REQUIRED)
 find_library(KILN_FARMHASH_LIBRARY farmhash REQUIRED)
+# HighwayHash's SipHash-2-4 (header only), which tf.strings.to_hash_bucket_strong keys with a
+# layer's salt (Hashing, StringLookup).
+find_path(KILN_HIGHWAYHASH_INCLUDE_DIR highwayhash/sip_hash.h REQUIRED)
 find_package(yaml-cpp REQUIRED CONFIG)
 # JSON (.keras configs, checkpoint attributes): RapidJSON reads Python's NaN and Infinity.
 find_package(RapidJSON REQUIRED CONFIG)

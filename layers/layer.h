@@ -65,8 +65,9 @@ struct CallContext {
 
 // Some of a layer's variables as Keras 3's weights files hold them: under the layer's group at
 // `path` ("" for the layer itself, "cell" for a recurrent layer's, "forward_layer/cell", ...),
-// saved as <path>/vars/0, /1, ... in this order. `name` is the Keras object that owns them (the
-// layer's name, "lstm_cell", "query"), which Keras records beside them.
+// saved as <path>/vars/0, /1, ... in this order, or under `keys` where a Keras layer names them
+// (a lookup layer's "idf_weights"). `name` is the Keras object that owns them (the layer's name,
+// "lstm_cell", "query"), which Keras records beside them.
 //
 // A group may also own files that a .keras archive keeps under assets/<path>/ (a lookup
 // layer's vocabulary.txt, as Keras's save_assets writes it): save_assets gives them by file
@@ -78,6 +79,7 @@ struct WeightGroup {
   std::string name;
   std::function<AssetFiles()> save_assets = nullptr;
   std::function<void(const AssetFiles&)> load_assets = nullptr;
+  std::vector<std::string> keys = {};  // one per variable, or none for 0, 1, ...
 };
 
 class Layer : public std::enable_shared_from_this<Layer> {

@@ -1,7 +1,5 @@
 #include "kiln/layers/preprocessing/hashing.h"
 
-#include <farmhash.h>
-
 #include "kiln/framework/core/error.h"
 #include "kiln/layers/layer_config.h"
 #include "kiln/layers/preprocessing/category_encoding.h"
@@ -39,8 +37,7 @@ Tensor Hashing::encode(const Tensor& strings) const {
       bin[i] = 0;
       continue;
     }
-    const uint64_t hash = util::Fingerprint64(in[i].data(), in[i].size()) % bins;
-    bin[i] = static_cast<int64_t>(hash) + (masking ? 1 : 0);
+    bin[i] = static_cast<int64_t>(hash_bucket(in[i], bins, options_.salt)) + (masking ? 1 : 0);
   }
   return encode_categories(out, num_bins_, options_.output_mode, DType::f32,
                            "Hashing '" + name() + "'");
@@ -69,7 +66,10 @@ const FieldTable<Arguments>& fields() {
                 return v.is_null() ? std::nullopt : std::optional<std::string>(v.as_string());
               },
               [](const std::optional<std::string>& m) { return m ? Config(*m) : Config(); })),
-          field("output_mode", &Options::output_mode), null_field<Options>("salt"),
+          field("output_mode", &Options::output_mode),
+          nullable(field(
+              "salt", &Options::salt,
+              [](const Config& v) { return salt_from_config(v, "Hashing"); }, salt_to_config)),
           fixed_field<Options>("sparse", Config(false), "kiln's tensors are dense")});
   return table;
 }

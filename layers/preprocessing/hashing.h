@@ -1,20 +1,23 @@
 #pragma once
 // keras.layers.Hashing: each string to a bin, FarmHash's Fingerprint64 of its bytes modulo
-// num_bins (tf.strings.to_hash_bucket_fast, what Keras calls); with a mask_value, that string is
-// bin 0 and the others hash into bins 1 to num_bins - 1. int64 bins of the input's shape, or
-// encoded as CategoryEncoding encodes them (one_hot, multi_hot, count) over num_bins. kiln hashes
-// strings only (Keras also hashes numbers' decimal text) and without a salt (Keras's SipHash).
-// It is a StringLayer: it runs on the host, before a model's traced steps.
+// num_bins (tf.strings.to_hash_bucket_fast, what Keras calls), or with a salt SipHash-2-4 keyed
+// by it (to_hash_bucket_strong); with a mask_value, that string is bin 0 and the others hash into
+// bins 1 to num_bins - 1. int64 bins of the input's shape, or encoded as CategoryEncoding
+// encodes them (one_hot, multi_hot, count) over num_bins. kiln hashes strings only (Keras also
+// hashes numbers' decimal text). It is a StringLayer: it runs on the host, before a model's
+// traced steps.
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "kiln/layers/preprocessing/string_hash.h"
 #include "kiln/layers/preprocessing/string_layer.h"
 
 namespace kiln::layers {
 
 struct HashingOptions {
   std::optional<std::string> mask_value = std::nullopt;
+  HashSalt salt = std::nullopt;
   std::string output_mode = "int";  // one_hot, multi_hot, count
   KILN_LAYER_ARGS_FIELDS
 };

@@ -12,12 +12,14 @@ void check_vocabulary_size(const std::optional<int64_t>& vocabulary_size, int64_
 }
 
 WeightGroup vocabulary_group(std::string path, std::string name, const StringIndex& index,
-                             bool given_vocabulary, bool tf_idf, std::string layer,
-                             std::function<void(const std::string&)> load) {
+                             bool given_vocabulary, std::function<void(const std::string&)> load) {
   WeightGroup group{std::move(path), {}, std::move(name)};
-  group.save_assets = [&index, given_vocabulary, tf_idf, layer]() -> AssetFiles {
-    KILN_CHECK(!tf_idf, layer,
-               ": saving output_mode tf_idf (its idf_weights) is not supported yet");
+  // Keras saves tf_idf's weights whether the vocabulary was given or adapted.
+  if (index.idf_weights().defined()) {
+    group.variables = {index.idf_weights()};
+    group.keys = {"idf_weights"};
+  }
+  group.save_assets = [&index, given_vocabulary]() -> AssetFiles {
     if (given_vocabulary || index.empty()) return {};
     return {{"vocabulary.txt", index.vocabulary_text()}};
   };

@@ -33,11 +33,10 @@ ConfigField<Options> string_list_field(std::string key,
 void check_vocabulary_size(const std::optional<int64_t>& vocabulary_size, int64_t size,
                            const std::string& layer);
 
-// The layer's group at `path`, without variables: an adapted vocabulary (not a given one, which
-// the config holds) saved as vocabulary.txt, and loaded through `load` where it is given.
-// tf_idf's weights are not saved yet: saving refuses them, naming `layer`.
+// The layer's group at `path`: tf_idf's idf_weights, and as an asset an adapted vocabulary (not
+// a given one, which the config holds) saved as vocabulary.txt, loaded through `load` where it is
+// given.
 WeightGroup vocabulary_group(std::string path, std::string name, const StringIndex& index,
-                             bool given_vocabulary, bool tf_idf, std::string layer,
-                             std::function<void(const std::string&)> load);
+                             bool given_vocabulary, std::function<void(const std::string&)> load);
 
 }  // namespace kiln::layers

@@ -10,26 +10,30 @@ namespace kiln::layers {
 
 StringVocabulary::StringVocabulary(std::vector<std::string> terms,
                                    std::optional<std::string> mask_entry,
-                                   std::optional<std::string> oov_entry, const std::string& layer)
-    : mask_(mask_entry.has_value()), oov_(oov_entry.has_value()) {
-  if (mask_entry) entries_.push_back(*mask_entry);
-  if (oov_entry) entries_.push_back(*oov_entry);
+                                   const std::string& oov_token, int64_t oov_entries,
+                                   const std::string& layer)
+    : mask_(mask_entry.has_value()), oov_entries_(oov_entries) {
+  if (mask_entry) {
+    entries_.push_back(*mask_entry);
+    index_.emplace(*mask_entry, 0);
+  }
+  // The OOV entries are not looked up: a token reaches them by being found nowhere else.
+  entries_.insert(entries_.end(), static_cast<size_t>(oov_entries), oov_token);
   for (std::string& term : terms) {
     KILN_CHECK(!mask_entry || term != *mask_entry, layer, ": the vocabulary holds the mask token '",
                term, "'");
-    KILN_CHECK(!oov_entry || term != *oov_entry, layer, ": the vocabulary holds the OOV token '",
-               term, "'");
+    KILN_CHECK(oov_entries == 0 || term != oov_token, layer,
+               ": the vocabulary holds the OOV token '", term, "'");
+    const bool fresh = index_.emplace(term, static_cast<int64_t>(entries_.size())).second;
+    KILN_CHECK(fresh, layer, ": the vocabulary holds '", term, "' more than once");
     entries_.push_back(std::move(term));
-  }
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    const bool fresh = index_.emplace(entries_[i], static_cast<int64_t>(i)).second;
-    KILN_CHECK(fresh, layer, ": the vocabulary holds '", entries_[i], "' more than once");
   }
 }
 
 int64_t StringVocabulary::index_of(const std::string& token) const {
   const auto it = index_.find(token);
-  return it == index_.end() ? oov_index() : it->second;
+  if (it != index_.end()) return it->second;
+  return oov_entries_ == 1 ? oov_start() : -1;
 }
 
 std::vector<std::string> StringVocabulary::terms() const {

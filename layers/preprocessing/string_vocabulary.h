@@ -14,16 +14,19 @@ namespace kiln::layers {
 class StringVocabulary {
  public:
   StringVocabulary() = default;
-  // `terms` without the special tokens, after the mask entry (index 0) and the OOV entry where
-  // given. Repeated terms, or one that is a special token, are refused naming `layer`.
+  // `terms` without the special tokens, after the mask entry (index 0) where given and
+  // `oov_entries` entries of `oov_token`. Repeated terms, or one that is a special token, are
+  // refused naming `layer`.
   StringVocabulary(std::vector<std::string> terms, std::optional<std::string> mask_entry,
-                   std::optional<std::string> oov_entry, const std::string& layer);
+                   const std::string& oov_token, int64_t oov_entries, const std::string& layer);
 
-  // The index of a token: its entry's, else the OOV index (-1 without an OOV entry).
+  // The index of a token: its entry's, else the OOV index where there is one, else -1 (no OOV
+  // entry, or several to choose from).
   int64_t index_of(const std::string& token) const;
-  int64_t oov_index() const { return oov_ ? (mask_ ? 1 : 0) : -1; }
+  // The first OOV entry's index.
+  int64_t oov_start() const { return mask_ ? 1 : 0; }
   // Entries before the terms: the mask and OOV entries there are.
-  int64_t specials() const { return (mask_ ? 1 : 0) + (oov_ ? 1 : 0); }
+  int64_t specials() const { return oov_start() + oov_entries_; }
   // Entries, specials included (Keras's vocabulary_size()).
   int64_t size() const { return static_cast<int64_t>(entries_.size()); }
   const std::vector<std::string>& entries() const { return entries_; }
@@ -33,7 +36,7 @@ class StringVocabulary {
 
  private:
   bool mask_ = false;
-  bool oov_ = false;
+  int64_t oov_entries_ = 0;
   std::vector<std::string> entries_;
   std::unordered_map<std::string, int64_t> index_;
 };

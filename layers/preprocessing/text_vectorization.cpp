@@ -113,13 +113,11 @@ std::vector<WeightGroup> TextVectorization::weight_groups() const {
   // the variable: the groups are how a model's state is reached, const or not.
   auto* self = const_cast<TextVectorization*>(this);
   const bool given = options_.vocabulary.has_value();
-  const bool tf_idf = options_.output_mode == "tf_idf";
-  const std::string what = "TextVectorization '" + name() + "'";
-  // Keras saves the vocabulary twice: the layer's and its inner StringLookup's.
+  // Keras saves the vocabulary and idf weights twice: the layer's and its inner StringLookup's.
   return {vocabulary_group(
-              "", name(), index_, given, tf_idf, what,
+              "", name(), index_, given,
               [self](const std::string& text) { self->index_.load_vocabulary_text(text); }),
-          vocabulary_group("_lookup_layer", "string_lookup", index_, given, tf_idf, what, nullptr)};
+          vocabulary_group("_lookup_layer", "string_lookup", index_, given, nullptr)};
 }
 
 Tensor TextVectorization::encode(const Tensor& strings) const {
@@ -154,8 +152,10 @@ Tensor TextVectorization::encode(const Tensor& strings) const {
       float& slot = p[static_cast<int64_t>(r) * d + id];
       slot = options_.output_mode == "multi_hot" ? 1.0f : slot + 1.0f;
     }
-  if (options_.output_mode == "tf_idf")
-    for (int64_t i = 0; i < out.numel(); ++i) p[i] *= index_.idf()[static_cast<size_t>(i % d)];
+  if (options_.output_mode == "tf_idf") {
+    const float* idf = index_.idf_weights().value().data<float>();
+    for (int64_t i = 0; i < out.numel(); ++i) p[i] *= idf[i % d];
+  }
   return out;
 }
 

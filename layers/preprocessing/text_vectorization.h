@@ -46,9 +46,9 @@ class TextVectorization : public VocabularyLayer {
   explicit TextVectorization(TextVectorizationOptions options = {});
   static LayerPtr from_config(const Config& config);
   Config get_config() const override;
-  // Keras's layout: the layer's group and its StringLookup's ("_lookup_layer"), with no
-  // variables; an adapted vocabulary is the asset vocabulary.txt of both (a given one is in the
-  // config). tf_idf's weights are not saved yet.
+  // Keras's layout: the layer's group and its StringLookup's ("_lookup_layer"), each with
+  // tf_idf's idf_weights; an adapted vocabulary is the asset vocabulary.txt of both (a given one
+  // is in the config).
   std::vector<WeightGroup> weight_groups() const override;
 
   Tensor encode(const Tensor& strings) const override;

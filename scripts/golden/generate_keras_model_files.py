@@ -203,6 +203,22 @@ def lookup():
     return keras.Model([tags, city, ids], L.Dense(2)(x), name="lookup")
 
 
+def weighted_text():
+    """tf_idf's weights in the file (the variable idf_weights): a string input through an adapted
+    TextVectorization in tf_idf mode, and rows of categories through a StringLookup given its
+    vocabulary and idf weights, with two hashed OOV indices; a category hashed with a salt."""
+    vectorize = L.TextVectorization(output_mode="tf_idf", max_tokens=12)
+    vectorize.adapt(TEXTS)
+    colors = L.StringLookup(vocabulary=["red", "green", "blue"], idf_weights=[0.5, 1.0, 1.5],
+                            num_oov_indices=2, output_mode="tf_idf")
+    review = keras.Input(shape=(), dtype="string", name="review")
+    tags = keras.Input(shape=(3,), dtype="string", name="tags")
+    city = keras.Input(shape=(1,), dtype="string", name="city")
+    hashed = L.Hashing(num_bins=5, salt=[7, 9], output_mode="one_hot")(city)
+    x = L.Concatenate()([vectorize(review), colors(tags), hashed])
+    return keras.Model([review, tags, city], L.Dense(2)(x), name="weighted_text")
+
+
 def weight_arguments():
     """Every weight argument away from its default: initializers, regularizers and constraints
     with arguments, and an activity regularizer."""
@@ -229,7 +245,7 @@ def weight_arguments():
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
     cases = (mlp, cnn, conv1d, recurrent, masked_functional, masking, masking_functional,
-             multi_input, custom, weight_arguments, preprocessing, text, lookup)
+             multi_input, custom, weight_arguments, preprocessing, text, lookup, weighted_text)
     for build in [c for c in cases if len(sys.argv) < 2 or c.__name__ in sys.argv[1:]]:
         keras.utils.clear_session()
         model = build()
@@ -242,7 +258,10 @@ def main():
         strings = {"text": [np.array(TEXTS + ["unseen words only"], dtype=object)],
                    "lookup": [np.array(COLORS + [["plum", "red", "plum"]], dtype=object),
                               np.array(CITIES, dtype=object).reshape(5, 1),
-                              np.array(CODES + [[99, 12, 5]], dtype=np.int64)]}
+                              np.array(CODES + [[99, 12, 5]], dtype=np.int64)],
+                   "weighted_text": [np.array(TEXTS, dtype=object),
+                                     np.array(COLORS + [["plum", "red", "plum"]], dtype=object),
+                                     np.array(CITIES, dtype=object).reshape(5, 1)]}
         xs = strings[model.name] if model.name in strings else inputs_for(model)
         if model.name == "masking":
             xs[0][1, -2:] = 0.0  # the second sample's last two steps: masked

@@ -2,8 +2,9 @@
 # Usage: pip install tensorflow-cpu && python3 scripts/golden/generate_text_goldens.py
 """Writes tests/layers/preprocessing/text_goldens.inc: Keras's TextVectorization, adapted on a
 small corpus or given a vocabulary, in each output mode, standardization and split, with
-ngrams; StringLookup over tokens, with and without a mask token, in each output mode; and
-Hashing (FarmHash's Fingerprint64 buckets), with and without a mask value: each
+ngrams; StringLookup over tokens, with and without a mask token, in each output mode, with
+several OOV indices (hashed, salted or not), and inverting indices to strings; and Hashing
+(FarmHash's Fingerprint64 buckets, SipHash's with a salt), with and without a mask value: each
 case's Keras config as JSON (which kiln reads back through its layer registry), the strings
 adapt saw and their shape, the input strings and their shape, the vocabulary afterwards, and
 the output.
@@ -59,7 +60,25 @@ def lookup_cases():
                                                "plum", ""], num_oov_indices=0), False, False),
         ("lookup_given_oov_token", SL(vocabulary=["red", "blue"], oov_token="?",
                                       output_mode="multi_hot"), False, False),
+        ("lookup_oov_buckets", SL(num_oov_indices=3), True, False),
+        ("lookup_oov_buckets_masked_salted", SL(num_oov_indices=2, mask_token="", salt=[11, 42]),
+         True, False),
+        ("lookup_oov_buckets_tf_idf", SL(num_oov_indices=2, output_mode="tf_idf"), True, False),
     ]
+
+
+def invert_cases():
+    """(name, layer inverting indices to strings)."""
+    SL = keras.layers.StringLookup
+    return [
+        ("invert", SL(vocabulary=["red", "green", "blue"], invert=True)),
+        ("invert_masked_oov_buckets", SL(vocabulary=["red", "green", "blue"], mask_token="",
+                                         num_oov_indices=2, oov_token="?", invert=True)),
+    ]
+
+
+# Indices to invert: the mask and OOV indices, terms, and indices past the vocabulary.
+INVERT_INPUTS = [[0, 1, 2, 3], [4, 5, 17, 1]]
 
 
 def hashing_cases():
@@ -72,6 +91,9 @@ def hashing_cases():
         ("hashing_multi_hot", H(num_bins=6, output_mode="multi_hot"), "rows"),
         ("hashing_count_masked", H(num_bins=6, output_mode="count", mask_value="red"), "rows"),
         ("hashing_texts", H(num_bins=1000003), "texts"),
+        ("hashing_salted", H(num_bins=7, salt=133), "rows"),
+        ("hashing_salted_pair_masked", H(num_bins=9, salt=[5, 2**40 + 3], mask_value=""),
+         "texts"),
     ]
 
 
@@ -155,6 +177,17 @@ def main():
             f"     {strings(x.ravel())}, {numbers(x.shape)},",
             f"     {strings(layer.get_vocabulary() if hasattr(layer, 'get_vocabulary') else [])},",
             f"     {numbers(y.shape)}, {numbers(y.ravel())}}},",
+        ]
+    lines += ["};", "", "const std::vector<InvertGolden> kInvertGoldens = {"]
+    for name, layer in invert_cases():
+        x = np.array(INVERT_INPUTS, dtype=np.int64)
+        y = np.asarray(layer(tf.constant(x))).astype(object)
+        config = json.dumps(keras.saving.serialize_keras_object(layer))
+        lines += [
+            f"    {{{cpp_string(name)},",
+            f"     R\"json({config})json\",",
+            f"     {numbers(x.ravel())}, {numbers(x.shape)},",
+            f"     {strings([v.decode('utf-8') for v in y.ravel()])}}},",
         ]
     lines += ["};", "// clang-format on", ""]
     OUT.write_text("\n".join(lines))

@@ -217,7 +217,7 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"mask_token", Config(int64_t{0})},
       {"max_tokens", Config(int64_t{10})},
       {"idf_weights", Config(std::vector<double>{1.0, 2.0})},  // tf_idf: refused
-      {"salt", Config(int64_t{3})},
+      {"salt", Config(std::vector<int64_t>{3, 5})},            // Keras writes an int salt as two
       {"ngrams", Config(int64_t{2})},
       {"output_sequence_length", Config(int64_t{4})},
       {"vocabulary", Config(std::vector<std::string>{"a", "b"})},

@@ -20,12 +20,16 @@ std::string vars_path(const std::string& group_path) {
   return group_path.empty() ? "vars" : group_path + "/vars";
 }
 
+std::string variable_key(const layers::WeightGroup& group, size_t i) {
+  return group.keys.empty() ? std::to_string(i) : group.keys.at(i);
+}
+
 void write_groups(H5Group& root, const std::vector<layers::WeightGroup>& groups) {
   for (const layers::WeightGroup& g : groups) {
     H5Group vars = root.group(vars_path(g.path));
     vars.set_attr("name", g.name);
     for (size_t i = 0; i < g.variables.size(); ++i)
-      vars.write(std::to_string(i), g.variables[i].value());
+      vars.write(variable_key(g, i), g.variables[i].value());
   }
 }
 
@@ -59,7 +63,7 @@ std::vector<StagedValue> stage_groups(const H5Group& root,
     KILN_CHECK(stored == g.variables.size(), vars.where(), ": '", g.name, "' has ",
                g.variables.size(), " variables in the model but ", stored, " in the file");
     for (size_t i = 0; i < g.variables.size(); ++i)
-      staged.push_back(stage_value(vars, std::to_string(i), g.variables[i]));
+      staged.push_back(stage_value(vars, variable_key(g, i), g.variables[i]));
   }
   return staged;
 }

@@ -12,8 +12,10 @@ namespace kiln::saving {
 
 // "vars" for the root's own group, else "<path>/vars".
 std::string vars_path(const std::string& group_path);
+// The dataset name of the group's i-th variable: its key, else i.
+std::string variable_key(const layers::WeightGroup& group, size_t i);
 
-// Each group as <path>/vars/<i>, with Keras's "name" attribute.
+// Each group as <path>/vars/<key>, with Keras's "name" attribute.
 void write_groups(H5Group& root, const std::vector<layers::WeightGroup>& groups);
 
 // A value read for a variable, not yet assigned.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kiln/framework/core/config.h"
+#include "kiln/framework/ops/ops.h"
 #include "kiln/layers/preprocessing/adaptable.h"
 #include "kiln/layers/preprocessing/hashing.h"
 #include "kiln/layers/preprocessing/string_lookup.h"
@@ -37,6 +38,15 @@ struct TextGolden {
   std::vector<std::string> vocabulary;
   std::vector<int64_t> output_shape;
   std::vector<double> output;
+};
+
+// An inverting StringLookup: indices in, strings out.
+struct InvertGolden {
+  std::string name;
+  std::string config;
+  std::vector<int64_t> input;
+  std::vector<int64_t> input_shape;
+  std::vector<std::string> output;
 };
 
 #include "tests/layers/preprocessing/text_goldens.inc"
@@ -74,6 +84,39 @@ void check(const TextGolden& g) {
 
 TEST(StringLayers, MatchKeras) {
   kiln::testing::check_each_golden(kTextGoldens, check);
+}
+
+void check_invert(const InvertGolden& g) {
+  const LayerPtr layer = deserialize_layer(Config::from_json(g.config));
+  const Tensor ids = from_vector(g.input, Shape(g.input_shape));
+  const Tensor out = (*layer)(std::vector<Tensor>{ids})[0];
+  EXPECT_EQ(out.dtype(), DType::string);
+  EXPECT_EQ(out.shape(), Shape(g.input_shape));
+  EXPECT_EQ(
+      std::vector<std::string>(out.data<std::string>(), out.data<std::string>() + out.numel()),
+      g.output);
+  // int32 indices invert the same.
+  const Tensor narrow = (*layer)(std::vector<Tensor>{ops::cast(ids, DType::i32)})[0];
+  EXPECT_EQ(narrow.data<std::string>()[1], g.output[1]);
+}
+
+TEST(StringLayers, InvertedStringLookupMatchesKeras) {
+  kiln::testing::check_each_golden(kInvertGoldens, check_invert);
+}
+
+TEST(StringLayers, InvertedStringLookupRefusesStringsAndModels) {
+  StringLookup invert({.invert = true, .vocabulary = std::vector<std::string>{"a", "b"}});
+  EXPECT_THAT(kiln::testing::error_of([&] {
+                (void)invert(std::vector<Tensor>{strings(std::vector<std::string>{"a"})});
+              }),
+              HasSubstr("inverts int32 or int64 indices, got string"));
+  EXPECT_THAT(kiln::testing::error_of([&] {
+                (void)invert.compute_output_spec({{DType::i64, Shape{-1}, Device::cpu()}});
+              }),
+              HasSubstr("call it on its own, on the model's outputs"));
+  EXPECT_THAT(kiln::testing::error_of(
+                  [] { StringLookup lookup({.output_mode = "count", .invert = true}); }),
+              HasSubstr("invert works with output_mode int only"));
 }
 
 TEST(StringLayers, RefuseAnythingButStrings) {

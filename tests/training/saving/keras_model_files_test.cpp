@@ -27,6 +27,7 @@
 #include "kiln/layers/merge/merge.h"
 #include "kiln/layers/normalization/batch_normalization.h"
 #include "kiln/layers/normalization/layer_normalization.h"
+#include "kiln/layers/preprocessing/text_vectorization.h"
 #include "kiln/layers/recurrent/recurrent_layers.h"
 #include "kiln/layers/registry.h"
 #include "kiln/optimizers/optimizer.h"
@@ -175,7 +176,8 @@ TEST_P(KerasModelFiles, KilnKeepsEveryArgumentOfKerasObjects) {
 INSTANTIATE_TEST_SUITE_P(Cases, KerasModelFiles,
                          testing::Values("mlp", "cnn", "conv1d", "recurrent", "masked_functional",
                                          "masking", "masking_functional", "multi_input", "custom",
-                                         "weight_arguments", "preprocessing", "text", "lookup"));
+                                         "weight_arguments", "preprocessing", "text", "lookup",
+                                         "weighted_text"));
 
 TEST(KerasModelFile, KerasCompiledModelLoadsCompiledWithItsOptimizerState) {
   layers::reset_names();
@@ -283,6 +285,27 @@ void expect_round_trip(const std::shared_ptr<Model>& model, const std::vector<Te
   loaded->train_on_batch(inputs, targets);
   expect_near(loaded->predict(inputs), model->predict(inputs), path + " after a step");
   export_for_keras(*model, inputs);
+}
+
+// tf_idf's weights travel as the variable idf_weights beside vocabulary.txt, padded to
+// max_tokens too (a file Keras writes but cannot read back: it checks the padded weights against
+// the vocabulary's length).
+TEST(KerasModelFile, AdaptedTfIdfVectorizerKeepsItsWeights) {
+  layers::reset_names();
+  auto text = std::make_shared<layers::TextVectorization>(layers::TextVectorizationOptions{
+      .max_tokens = 9, .output_mode = "tf_idf", .pad_to_max_tokens = true});
+  const Tensor corpus = strings(std::vector<std::string>{"a b c", "a a d", "b e", "f"});
+  text->adapt(corpus);
+  const layers::KerasTensor input = layers::Input(Shape{}, DType::string, "review");
+  auto model = std::make_shared<Model>(input, layers::Dense(2)((*text)(input)), "tf_idf");
+  const std::string path = temp_path("tf_idf.keras");
+  model->save(path);
+  layers::reset_names();
+  std::shared_ptr<Model> loaded = load_model(path);
+  expect_near(loaded->predict(std::vector{corpus}), model->predict(std::vector{corpus}), path);
+  const auto& reread =
+      dynamic_cast<const layers::TextVectorization&>(*loaded->get_layer("text_vectorization"));
+  EXPECT_EQ(reread.vocabulary(), text->vocabulary());
 }
 
 TEST(KerasModelFile, KilnFunctionalModelRoundTripsCompiled) {
