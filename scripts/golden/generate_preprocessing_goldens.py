@@ -2,7 +2,8 @@
 # Usage: pip install tensorflow-cpu && python3 scripts/golden/generate_preprocessing_goldens.py
 """Writes tests/layers/preprocessing/preprocessing_goldens.inc: Keras's deterministic preprocessing layers
 (Resizing in every interpolation, with antialias and the aspect-ratio crop and pad, CenterCrop,
-Normalization given its statistics or adapted over batches, the random layers at inference but
+Normalization given its statistics or adapted over batches, Discretization given its boundaries
+or adapted (Keras's approximate quantiles), the random layers at inference but
 RandomCrop, whose Keras 3 code passes images through unchanged there) on
 fixed float32 images: each case's Keras config as JSON (which kiln reads back through its layer
 registry), the input, the batches adapt saw, the output, and the layer's weights afterwards.
@@ -115,6 +116,15 @@ def cases():
          (3, 4), [(8, 3)]),
         ("IntegerLookup_adapted_multi_hot_ids", L.IntegerLookup(output_mode="multi_hot"), (3, 4),
          [(10,)]),
+        # Quantiles of the batches: compressed (at least 1 / epsilon values), with a coarse
+        # epsilon (a fractional step through the sorted values), and from too few values to
+        # compress. Inputs (_values) are drawn from the batches' range.
+        ("Discretization_adapted_values", L.Discretization(num_bins=4), (4, 5),
+         [(40, 5), (30, 5)]),
+        ("Discretization_adapted_epsilon_values",
+         L.Discretization(num_bins=5, epsilon=0.1, output_mode="count"), (3, 4),
+         [(7, 3), (11, 3), (5, 3)]),
+        ("Discretization_adapted_few_values", L.Discretization(num_bins=8), (2, 3), [(3,)]),
     ]
 
 
@@ -136,6 +146,8 @@ def main():
             x = rng.choice(VOCABULARY, in_shape).astype(np.int64)
         elif name.endswith("_ids"):
             x = rng.choice(VOCABULARY + [1000, 7, 0], in_shape).astype(np.int64)
+        elif name.endswith("_values"):
+            x = rng.uniform(-3, 5, in_shape).astype(np.float32)
         elif name.endswith("_tokens"):
             x = rng.integers(0, 5, in_shape).astype(np.int32)
         else:
@@ -153,13 +165,19 @@ def main():
         out = np.asarray(layer(x, training=name.endswith("_training")))
         config = {"class_name": layer.__class__.__name__, "config": layer.get_config()}
         weights = [w.numpy() for w in layer.weights]
+        # An adapted Discretization's state is its config's bin_boundaries: kiln adapts from the
+        # config without them, and compares its own with Keras's.
+        boundaries = ""
+        if name.startswith("Discretization_adapted"):
+            boundaries = f",\n     {fmt(config['config']['bin_boundaries'])}"
+            config["config"]["bin_boundaries"] = None
         lines.append(
             f'    {{"{name}",\n     R"json({json.dumps(config)})json",\n'
             f"     {shape(in_shape)}, {fmt(x)},\n"
             f"     {{{', '.join(shape(b.shape) for b in batches)}}},\n"
             f"     {{{', '.join(fmt(b) for b in batches)}}},\n"
             f"     {shape(out.shape)}, {fmt(out)},\n"
-            f"     {{{', '.join(fmt(w) for w in weights)}}}}},")
+            f"     {{{', '.join(fmt(w) for w in weights)}}}{boundaries}}},")
     lines += ["};", "// clang-format on", ""]
     OUT.write_text("\n".join(lines))
 

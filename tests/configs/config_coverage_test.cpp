@@ -213,7 +213,7 @@ std::optional<Config> other_value(const std::string& class_name, const std::stri
       {"mean", Config(2.0)},  // Normalization's, refused alone: it needs variance too
       {"variance", Config(4.0)},
       {"width_factor", Config(0.25)},
-      {"num_bins", Config(int64_t{4})},  // Discretization's adapt, refused
+      {"num_bins", Config(int64_t{4})},  // Discretization's, for adapt
       {"mask_token", Config(int64_t{0})},
       {"max_tokens", Config(int64_t{10})},
       {"idf_weights", Config(std::vector<double>{1.0, 2.0})},  // tf_idf: refused
