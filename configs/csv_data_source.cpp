@@ -14,6 +14,7 @@
 // evenly. Shuffling uses a buffer of up to 10,000 rows.
 #include <algorithm>
 
+#include "kiln/configs/data_cache.h"
 #include "kiln/configs/data_sources.h"
 #include "kiln/configs/keras_objects.h"
 #include "kiln/datasets/csv/csv_rows.h"
@@ -76,14 +77,17 @@ RunData csv(const Config& args, const Config& data, uint64_t seed) {
              schema.rows, " good rows, limit ", split.limit, ", validation_split ",
              split.validation_split, ")");
   const int64_t batch = data.get_int("batch_size", 32);
-  datasets::Dataset train = datasets::csv_dataset(o, schema, split, datasets::CsvSubset::training);
+  datasets::Dataset train = cached_as_configured(
+      data, datasets::csv_dataset(o, schema, split, datasets::CsvSubset::training), "");
   if (data.get_bool("shuffle", true))
     train = train.shuffle(
         std::clamp<size_t>(static_cast<size_t>(schema.training_rows), 1, kShuffleBuffer), seed);
   std::optional<datasets::Dataset> validation;
   if (split.validation_split > 0)
-    validation =
-        datasets::csv_dataset(o, schema, split, datasets::CsvSubset::validation).batch(batch);
+    validation = cached_as_configured(
+                     data, datasets::csv_dataset(o, schema, split, datasets::CsvSubset::validation),
+                     ".validation")
+                     .batch(batch);
   std::map<std::string, Config> facts{{"num_features", Config(schema.feature_width())}};
   if (schema.label_classes > 0) facts.emplace("num_classes", Config(schema.label_classes));
   return {train.batch(batch), validation, std::nullopt, facts};
@@ -109,7 +113,8 @@ DataSource csv_source() {
   return {{"path", "label", "header", "column_names", "skip_rows", "delimiter", "select_columns",
            "column_types", "column_defaults", "on_error"},
           check_csv,
-          csv};
+          csv,
+          /*decodes_files=*/true};
 }
 
 }  // namespace kiln::configs

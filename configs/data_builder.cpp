@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kiln/configs/data_cache.h"
 #include "kiln/configs/data_sources.h"
 #include "kiln/framework/core/error.h"
 
@@ -9,7 +10,8 @@ namespace kiln::configs {
 namespace {
 
 // The section's own keys, beside its source.
-const std::vector<std::string> kSectionKeys{"batch_size", "shuffle", "validation_split", "limit"};
+const std::vector<std::string> kSectionKeys{"batch_size", "shuffle", "validation_split", "limit",
+                                            "cache"};
 // The older form's keys: `dataset` and the packaged datasets' arguments beside it.
 const std::vector<std::string> kDatasetFormKeys{"dataset", "path", "max_length",
                                                 "bucket_boundaries", "pad_to_bucket_boundary"};
@@ -69,6 +71,7 @@ void check_data(const Config& data) {
   const double split = data.get_double("validation_split", 0);
   KILN_CHECK(split >= 0 && split < 1, data["validation_split"].where(),
              "validation_split must be in [0, 1)");
+  check_cache(data, spec.name.as_string(), source.decodes_files);
   source.check(spec.args, data);
 }
 

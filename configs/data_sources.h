@@ -17,8 +17,10 @@ struct DataSource {
   std::vector<std::string> keys;  // its arguments
   // Checks the arguments' values (and that named files exist); reads no examples.
   std::function<void(const Config& args, const Config& data)> check;
-  // `data` is the whole section: batch_size, shuffle, validation_split, limit.
+  // `data` is the whole section: batch_size, shuffle, validation_split, limit, cache.
   std::function<RunData(const Config& args, const Config& data, uint64_t seed)> build;
+  // Whether it decodes files example by example, which the section's cache saves redoing.
+  bool decodes_files = false;
 };
 
 // fashion_mnist, fortunes_language_id, csv, image_directory, text_directory, text_lines, npy,

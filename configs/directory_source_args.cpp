@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "kiln/configs/data_cache.h"
 #include "kiln/configs/keras_objects.h"
 #include "kiln/framework/core/error.h"
 #include "kiln/framework/core/log.h"
@@ -64,10 +65,14 @@ RunData folder_run_data(const Config& args, const Config& data, uint64_t seed,
                ": validation_split ", split, " of ", folder.examples, " ", what, " leaves no ",
                subset == datasets::Subset::training ? "training" : "validation", " ", what);
   }
-  datasets::Dataset train = folder.make(datasets::Subset::training);
+  datasets::Dataset train = cached_as_configured(data, folder.make(datasets::Subset::training), "");
   if (data.get_bool("shuffle", true)) train = train.shuffle(static_cast<size_t>(batch) * 8, seed);
   std::optional<datasets::Dataset> validation;
-  if (split > 0) validation = folder.make(datasets::Subset::validation).batch(batch).prefetch(2);
+  if (split > 0)
+    validation =
+        cached_as_configured(data, folder.make(datasets::Subset::validation), ".validation")
+            .batch(batch)
+            .prefetch(2);
   std::optional<datasets::Dataset> test;
   if (folder.make_test) test = folder.make_test().batch(batch).prefetch(2);
   std::map<std::string, Config> facts;

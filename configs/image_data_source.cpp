@@ -95,7 +95,8 @@ DataSource image_directory_source() {
            "interpolation", "crop_to_aspect_ratio", "seed", "follow_links", "on_error",
            "test_directory", "num_parallel_calls"},
           check_image_directory,
-          image_directory};
+          image_directory,
+          /*decodes_files=*/true};
 }
 
 }  // namespace kiln::configs

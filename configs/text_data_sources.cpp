@@ -99,11 +99,11 @@ const std::vector<std::string> kKeys{"directory",    "labels",         "label_mo
 }  // namespace
 
 DataSource text_directory_source() {
-  return {kKeys, check_text_folder, text_directory};
+  return {kKeys, check_text_folder, text_directory, /*decodes_files=*/true};
 }
 
 DataSource text_lines_source() {
-  return {kKeys, check_text_folder, text_lines};
+  return {kKeys, check_text_folder, text_lines, /*decodes_files=*/true};
 }
 
 }  // namespace kiln::configs

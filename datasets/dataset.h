@@ -149,6 +149,10 @@ class Dataset {
   // Keeps the elements of the first complete pass in memory; later passes read them instead of
   // running upstream again. A pass abandoned midway caches nothing. Copies share the cache.
   Dataset cache() const;
+  // The same in a file, which later passes read instead of memory: it is written whole at the
+  // end of the first complete pass (an abandoned pass leaves none), and a later run finds it and
+  // reads it too (delete it when the data changes), as tf.data's cache(filename).
+  Dataset cache(const std::string& filename) const;
 
   // Starts the next pass of this dataset (0, 1, 2, ... counted across copies of it).
   Iterator iterator() const;

@@ -110,6 +110,9 @@ TEST_F(RunErrors, EachMistakeNamesItsPlace) {
       {"run.yaml:11:", "unknown callback 'EarlyStoping'", "did you mean 'EarlyStopping'?"});
   expect_error("{patience: 1}", "{patiense: 1}",
                {"run.yaml:11:", "unknown key 'patiense' for EarlyStopping", "'patience'"});
+  // A cache for a source that decodes no files.
+  expect_error("batch_size: 16}", "batch_size: 16, cache: true}",
+               {"run.yaml:6:", "cache: fashion_mnist holds its examples in memory"});
   // A data fact that does not exist.
   expect_error("${data.num_classes}", "${data.num_class}",
                {"run.yaml:5:", "the data has no 'num_class'"});

@@ -78,6 +78,38 @@ TEST_F(TextRun, ValidateFindsMistakesInTheSources) {
               HasSubstr("num_parallel_calls must be autotune or at least 1"));
   EXPECT_THAT(error_for("model.layers.0.TextVectorization.split", "words"),
               HasSubstr("split must be whitespace, character or null, got 'words'"));
+  EXPECT_THAT(error_for("data.cache", (dir_ / "nowhere" / "x.cache").string()),
+              HasSubstr("the cache file's folder does not exist"));
+  EXPECT_THAT(error_for("data.cache", "[1]"), HasSubstr("cache is true (memory) or a file name"));
+}
+
+// A cache file holds the decoded examples after the first epoch: the run trains as one without
+// it, and the next run reads the file instead of the folder.
+TEST_F(TextRun, ACacheFileTrainsAsTheFolderDoesAndServesTheNextRun) {
+  const auto last_loss = [&](const std::string& out) {
+    const datasets::CsvTable log = datasets::read_csv((dir_ / out / "log.csv").string(),
+                                                      {.select_columns = {"loss", "val_loss"}});
+    return std::make_pair(log.column("loss").to_vector<float>().back(),
+                          log.column("val_loss").to_vector<float>().back());
+  };
+  const std::string cache = (dir_ / "decoded.cache").string();
+  ASSERT_FALSE(train(run("plain", {"training.epochs=2"}), {.verbose = 0}).interrupted);
+  ASSERT_FALSE(train(run("cached", {"training.epochs=2", "data.cache=" + cache}), {.verbose = 0})
+                   .interrupted);
+  EXPECT_TRUE(std::filesystem::exists(cache));
+  EXPECT_TRUE(std::filesystem::exists(cache + ".validation"));
+  EXPECT_EQ(last_loss("cached"), last_loss("plain"));
+  // The next run reads the files, not the folder: a copy of it whose texts all changed trains
+  // as the first did.
+  const std::filesystem::path changed = dir_ / "changed";
+  std::filesystem::copy(dir_ / "fortunes", changed, std::filesystem::copy_options::recursive);
+  for (const auto& file : std::filesystem::recursive_directory_iterator(changed))
+    if (file.is_regular_file()) std::ofstream(file.path(), std::ios::trunc) << "changed";
+  ASSERT_FALSE(train(run("again", {"training.epochs=2", "data.cache=" + cache,
+                                   "data.text_directory.directory=" + changed.string()}),
+                     {.verbose = 0})
+                   .interrupted);
+  EXPECT_EQ(last_loss("again"), last_loss("plain"));
 }
 
 }  // namespace
