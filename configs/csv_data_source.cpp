@@ -64,12 +64,14 @@ datasets::CsvSourceOptions options_of(const Config& args) {
   return o;
 }
 
-RunData csv(const Config& args, const Config& data, uint64_t seed) {
+RunData csv_with(const Config& args, const Config& data, uint64_t seed,
+                 const SavedVocabularies* saved) {
   const datasets::CsvSourceOptions o = options_of(args);
   const datasets::CsvSplit split{.limit = data.get_int("limit", 0),
                                  .validation_split = data.get_double("validation_split", 0),
                                  .seed = seed};
-  const datasets::CsvSchema schema = located(args, [&] { return datasets::scan_csv(o, split); });
+  datasets::CsvSchema schema = located(args, [&] { return datasets::scan_csv(o, split); });
+  if (saved != nullptr) datasets::use_csv_vocabularies(schema, saved->columns, saved->path);
   if (schema.skipped > 0)
     log(LogLevel::info, "csv: skipped ", schema.skipped, " bad row(s) of ", o.paths.size(),
         " file(s)");
@@ -90,7 +92,11 @@ RunData csv(const Config& args, const Config& data, uint64_t seed) {
                      .batch(batch);
   std::map<std::string, Config> facts{{"num_features", Config(schema.feature_width())}};
   if (schema.label_classes > 0) facts.emplace("num_classes", Config(schema.label_classes));
-  return {train.batch(batch), validation, std::nullopt, facts};
+  return {train.batch(batch), validation, std::nullopt, facts, datasets::csv_vocabularies(schema)};
+}
+
+RunData csv(const Config& args, const Config& data, uint64_t seed) {
+  return csv_with(args, data, seed, nullptr);
 }
 
 // Checks the arguments and the first file's columns; reads no rows.
@@ -114,7 +120,9 @@ DataSource csv_source() {
            "column_types", "column_defaults", "on_error"},
           check_csv,
           csv,
-          /*decodes_files=*/true};
+          /*decodes_files=*/true,
+          [](const Config& args, const Config& data, uint64_t seed,
+             const SavedVocabularies& saved) { return csv_with(args, data, seed, &saved); }};
 }
 
 }  // namespace kiln::configs

@@ -1,10 +1,14 @@
 #include "kiln/configs/data_builder.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "kiln/configs/data_cache.h"
 #include "kiln/configs/data_sources.h"
 #include "kiln/framework/core/error.h"
+#include "kiln/training/saving/atomic_write.h"
 
 namespace kiln::configs {
 namespace {
@@ -75,10 +79,40 @@ void check_data(const Config& data) {
   source.check(spec.args, data);
 }
 
-RunData build_data(const Config& data, uint64_t seed) {
+RunData build_data(const Config& data, uint64_t seed,
+                   const std::optional<SavedVocabularies>& saved) {
   check_data(data);
   const SourceSpec spec = source_of(data);
-  return data_sources().get(spec.name.as_string()).build(spec.args, data, seed);
+  const DataSource& source = data_sources().get(spec.name.as_string());
+  if (saved && source.build_with_saved)
+    return source.build_with_saved(spec.args, data, seed, *saved);
+  return source.build(spec.args, data, seed);
+}
+
+std::string vocabularies_path(const std::string& output_dir) {
+  return (std::filesystem::path(output_dir) / "vocabularies.json").string();
+}
+
+void write_vocabularies(const datasets::CsvVocabularies& vocabularies, const std::string& path) {
+  Config columns = Config::map();
+  for (const auto& [column, values] : vocabularies) columns.set(column, Config(values));
+  saving::write_file_atomically(path, columns.to_json());
+}
+
+std::optional<SavedVocabularies> read_vocabularies(const std::string& path) {
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  SavedVocabularies saved{path, {}};
+  try {
+    const Config columns = Config::from_json(text.str());
+    for (const auto& [column, values] : columns.as_map())
+      saved.columns.emplace(column, values.as_string_list());
+  } catch (const Error& e) {
+    throw Error(detail::concat(path, ": not a vocabularies file: ", e.what()));
+  }
+  return saved;
 }
 
 void substitute_data_facts(Config& config, const std::map<std::string, Config>& facts) {

@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "kiln/datasets/csv/csv_source.h"
 #include "kiln/datasets/dataset.h"
 #include "kiln/framework/core/config.h"
 
@@ -31,11 +32,28 @@ struct RunData {
   std::optional<datasets::Dataset> validation;
   std::optional<datasets::Dataset> test;
   std::map<std::string, Config> facts;  // "num_classes", "vocabulary_size"
+  // What the source learned from the training split (csv's string columns), which a run saves
+  // beside its model and gives back to the later builds over it.
+  datasets::CsvVocabularies vocabularies;
+};
+
+// A run's vocabularies as it saved them, and the file they came from (for errors).
+struct SavedVocabularies {
+  std::string path;
+  datasets::CsvVocabularies columns;
 };
 
 // Checks the section's keys and values; loads nothing.
 void check_data(const Config& data);
-RunData build_data(const Config& data, uint64_t seed);
+// With `saved`, a source that learns vocabularies from the training split takes those instead.
+RunData build_data(const Config& data, uint64_t seed,
+                   const std::optional<SavedVocabularies>& saved = std::nullopt);
+
+// The vocabularies file of a run's directory, and its reading and writing (JSON: each column's
+// values in order).
+std::string vocabularies_path(const std::string& output_dir);
+void write_vocabularies(const datasets::CsvVocabularies& vocabularies, const std::string& path);
+std::optional<SavedVocabularies> read_vocabularies(const std::string& path);
 
 // Replaces "${data.<fact>}" strings anywhere in `config` with the data's facts; an unknown fact
 // is an error naming the value's place in the file.

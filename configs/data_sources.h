@@ -21,6 +21,11 @@ struct DataSource {
   std::function<RunData(const Config& args, const Config& data, uint64_t seed)> build;
   // Whether it decodes files example by example, which the section's cache saves redoing.
   bool decodes_files = false;
+  // A source that learns vocabularies from the training split (csv): its build with a run's
+  // saved ones instead.
+  std::function<RunData(const Config& args, const Config& data, uint64_t seed,
+                        const SavedVocabularies& saved)>
+      build_with_saved = nullptr;
 };
 
 // fashion_mnist, fortunes_language_id, csv, image_directory, text_directory, text_lines, npy,

@@ -382,6 +382,9 @@ TrainResult train(const Config& run, const TrainOptions& options) {
     fs::create_directories(result.output_dir);
     saving::write_file_atomically((fs::path(result.output_dir) / "config.yaml").string(),
                                   to_yaml(resolved));
+    // The data's vocabularies, which evaluate and predict give back to the data they build.
+    if (!data.vocabularies.empty())
+      write_vocabularies(data.vocabularies, vocabularies_path(result.output_dir));
   }
   const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();
 
@@ -426,7 +429,9 @@ std::pair<std::shared_ptr<Model>, RunData> load_trained(const Config& run,
   const Training t = training_of(run);
   apply_precision(run);
   random::set_seed(t.seed);
-  RunData data = build_data(run["data"], t.seed);
+  // The run's vocabularies, where it saved some: the model learned their positions.
+  RunData data =
+      build_data(run["data"], t.seed, read_vocabularies(vocabularies_path(output_dir(run))));
   if (weights.ends_with(".keras")) {
     // A whole model in place of the run's: its loss, metrics and optimizer as saved (else the
     // run's), run where and how the run says.

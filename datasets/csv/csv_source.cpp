@@ -174,9 +174,16 @@ class RowEncoder {
     const std::string& text = row.fields[label.field];
     if (label.type == CsvType::number)
       return {features, full({}, number_of(text), DType::f32, Device::cpu())};
-    const double id = label.type == CsvType::string
-                          ? static_cast<double>(indices_.at(label.name).at(text))
-                          : number_of(text);
+    double id = 0;
+    if (label.type == CsvType::string) {
+      const auto& classes = indices_.at(label.name);
+      const auto it = classes.find(text);
+      KILN_CHECK(it != classes.end(), "csv: the label '", text, "' of column '", label.name,
+                 "' is none of the ", classes.size(), " classes the run trained on");
+      id = static_cast<double>(it->second);
+    } else {
+      id = number_of(text);
+    }
     return {features, full({}, id, DType::i32, Device::cpu())};
   }
 
@@ -254,6 +261,28 @@ CsvSchema scan_csv(const CsvSourceOptions& options, const CsvSplit& split) {
   }
   read_values(options, split, schema);
   return schema;
+}
+
+CsvVocabularies csv_vocabularies(const CsvSchema& schema) {
+  CsvVocabularies out;
+  for (const std::vector<CsvColumn>* group : {&schema.features, &schema.labels})
+    for (const CsvColumn& c : *group)
+      if (c.type == CsvType::string) out.emplace(c.name, c.vocabulary);
+  return out;
+}
+
+void use_csv_vocabularies(CsvSchema& schema, const CsvVocabularies& saved,
+                          const std::string& from) {
+  for (std::vector<CsvColumn>* group : {&schema.features, &schema.labels})
+    for (CsvColumn& c : *group) {
+      if (c.type != CsvType::string) continue;
+      const auto it = saved.find(c.name);
+      KILN_CHECK(it != saved.end(), from, ": no vocabulary for the string column '", c.name,
+                 "' (did the run train on other columns?)");
+      c.vocabulary = it->second;
+    }
+  if (!schema.labels.empty() && schema.labels[0].type == CsvType::string)
+    schema.label_classes = static_cast<int64_t>(schema.labels[0].vocabulary.size());
 }
 
 Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema, const CsvSplit& split,

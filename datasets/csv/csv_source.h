@@ -19,6 +19,9 @@
 //
 // The label is an int32 class for an int column (its value) or a string column (its index among
 // the sorted class names), and a float32 value for a float column.
+//
+// The vocabularies are the run's: saved beside it after training and given back to the scans of
+// later runs over its model (use_csv_vocabularies).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -97,6 +100,16 @@ enum class CsvSubset { all, training, validation };
 // Reads every file once (twice when a column holds strings or the label is a class). String
 // feature columns take their vocabulary from the training rows.
 CsvSchema scan_csv(const CsvSourceOptions& options, const CsvSplit& split = {});
+
+// The string columns' vocabularies, by column: a feature's values (its one-hot positions) and a
+// string label's class names.
+using CsvVocabularies = std::map<std::string, std::vector<std::string>>;
+CsvVocabularies csv_vocabularies(const CsvSchema& schema);
+// Gives the schema's string columns the vocabularies a run trained with (`saved`, read from
+// `from`), so that a later scan of other rows keeps the features and classes the model learned: a
+// value outside them gives zeros (a feature) or is refused (a label). A string column `saved`
+// lacks is refused naming `from`.
+void use_csv_vocabularies(CsvSchema& schema, const CsvVocabularies& saved, const std::string& from);
 
 // The subset's good rows as (features, label) elements, or (features) without a label.
 Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema,

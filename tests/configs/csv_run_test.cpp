@@ -79,6 +79,42 @@ TEST_F(CsvRun, TrainsOnTheFilesRule) {
   EXPECT_GE(accuracy.back(), 0.9f);
 }
 
+// The run's vocabularies (the colors' one-hot positions, the classes' indices) are saved beside
+// it, and evaluating on another file keeps them: one holding only blue points, all outside,
+// would otherwise give one color and one class.
+TEST_F(CsvRun, EvaluationKeepsTheRunsVocabularies) {
+  const TrainResult result =
+      train(load_run(run_file("csv: {path: " + (dir_ / "points.csv").string() + ", label: class}")),
+            {.verbose = 0});
+  ASSERT_FALSE(result.interrupted);
+  const std::string saved = (dir_ / "out" / "vocabularies.json").string();
+  ASSERT_TRUE(std::filesystem::exists(saved));
+  std::ofstream other(dir_ / "blue.csv");
+  other << "x,color,noise,class\n";
+  for (int i = 0; i < 80; ++i) other << -2 + 0.035 * i << ",blue," << 0.5 << ",outside\n";
+  other.close();
+  const Config on_blue =
+      load_run(run_file("csv: {path: " + (dir_ / "blue.csv").string() + ", label: class}"));
+  const std::string checkpoint = (dir_ / "out" / "latest.checkpoint.h5").string();
+  EXPECT_GE(evaluate(on_blue, checkpoint).test_scores.at("accuracy"), 0.9);
+  // A class the run never saw is refused by name.
+  std::ofstream elsewhere(dir_ / "elsewhere.csv");
+  elsewhere << "x,color,noise,class\n";
+  for (int i = 0; i < 40; ++i) elsewhere << "0.5,red,0.5,elsewhere\n";
+  elsewhere.close();
+  EXPECT_THAT(kiln::testing::error_of([&] {
+                (void)evaluate(
+                    load_run(run_file("csv: {path: " + (dir_ / "elsewhere.csv").string() +
+                                      ", label: class}")),
+                    checkpoint);
+              }),
+              HasSubstr("the label 'elsewhere' of column 'class' is none of the 2 classes"));
+  // Without them the file's own vocabularies do not fit the model.
+  std::filesystem::remove(saved);
+  EXPECT_THAT(kiln::testing::error_of([&] { (void)evaluate(on_blue, checkpoint); }),
+              HasSubstr("shape"));
+}
+
 // Real files as Debian's python3-sklearn ships them: configs/iris_csv.yaml learns the species;
 // wine's and breast cancer's files read with their counts line skipped.
 TEST_F(CsvRun, TheSklearnFilesTrainAsTheyAre) {
