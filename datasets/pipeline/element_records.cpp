@@ -108,7 +108,7 @@ std::optional<Element> ElementRecordReader::next() {
       for (int64_t i = 0; i < t.numel(); ++i) {
         uint64_t size = 0;
         get(size);
-        if (size > (uint64_t{1} << 40)) fail("damaged string length");
+        if (size > file_size_) fail("damaged string length");
         s[i].resize(size);
         in_.read(s[i].data(), static_cast<std::streamsize>(size));
         if (!in_) fail("the file ends inside it");
