@@ -1,6 +1,7 @@
 #include "kiln/layers/preprocessing/hashing.h"
 
 #include "kiln/framework/core/error.h"
+#include "kiln/framework/ops/ops.h"
 #include "kiln/layers/layer_config.h"
 #include "kiln/layers/preprocessing/category_encoding.h"
 
@@ -24,23 +25,44 @@ Hashing::Hashing(int64_t num_bins, HashingOptions options)
   check_output_mode(options_.output_mode, true, what);
 }
 
-Tensor Hashing::encode(const Tensor& strings) const {
-  const Tensor host = strings.device().is_cpu() ? strings : strings.to(Device::cpu());
+void Hashing::check_input(const TensorMeta& input) const {
+  const std::string what = "Hashing '" + name() + "'";
+  const bool text = input.dtype == DType::string;
+  KILN_SHAPE_CHECK(text || (input.dtype != DType::boolean && input.dtype != DType::u8), what,
+                   " hashes strings or numbers, got ", dtype_name(input.dtype), input.shape);
+  const Config* mask = options_.mask_value ? &*options_.mask_value : nullptr;
+  KILN_CHECK(mask == nullptr || mask->is_string() == text, what, ": mask_value ", mask->to_json(),
+             " cannot match ", text ? "strings" : "numbers");
+}
+
+Tensor Hashing::encode(const Tensor& values) const {
+  const std::string what = "Hashing '" + name() + "'";
+  KILN_CHECK(!values.is_symbolic(), what, " hashes its ", dtype_name(values.dtype()),
+             " numbers on the host, outside a model's traced steps: hash them in the dataset (a "
+             "map), or give the model strings");
+  const Tensor host = values.device().is_cpu() ? values : values.to(Device::cpu());
+  const bool text = host.dtype() == DType::string;
+  // Keras's text of a number: floats truncated to integers, then their decimal digits.
+  const Tensor integers = text ? host : ops::cast(host, DType::i64);
+  const Tensor numbers = text ? host : ops::cast(host, DType::f64);
   // With a mask value, bin 0 is the mask's and the hashes fill the others.
   const bool masking = options_.mask_value.has_value() && num_bins_ > 1;
   const auto bins = static_cast<uint64_t>(masking ? num_bins_ - 1 : num_bins_);
   Tensor out = Tensor::empty(host.shape(), DType::i64, Device::cpu());
-  const std::string* in = host.data<std::string>();
   int64_t* bin = out.data<int64_t>();
   for (int64_t i = 0; i < host.numel(); ++i) {
-    if (masking && in[i] == *options_.mask_value) {
+    const bool masked =
+        masking && (text ? integers.data<std::string>()[i] == options_.mask_value->as_string()
+                         : numbers.data<double>()[i] == options_.mask_value->as_double());
+    if (masked) {
       bin[i] = 0;
       continue;
     }
-    bin[i] = static_cast<int64_t>(hash_bucket(in[i], bins, options_.salt)) + (masking ? 1 : 0);
+    const std::string digits = text ? std::string() : std::to_string(integers.data<int64_t>()[i]);
+    const std::string& bytes = text ? integers.data<std::string>()[i] : digits;
+    bin[i] = static_cast<int64_t>(hash_bucket(bytes, bins, options_.salt)) + (masking ? 1 : 0);
   }
-  return encode_categories(out, num_bins_, options_.output_mode, DType::f32,
-                           "Hashing '" + name() + "'");
+  return encode_categories(out, num_bins_, options_.output_mode, DType::f32, what);
 }
 
 TensorMeta Hashing::encoded_spec(const TensorMeta& input) const {
@@ -63,9 +85,11 @@ const FieldTable<Arguments>& fields() {
           nullable(field(
               "mask_value", &Options::mask_value,
               [](const Config& v) {
-                return v.is_null() ? std::nullopt : std::optional<std::string>(v.as_string());
+                KILN_CHECK(v.is_null() || v.is_string() || v.is_number(), v.where(),
+                           "Hashing: mask_value is a string or a number, got ", v.to_json());
+                return v.is_null() ? std::nullopt : std::optional<Config>(v);
               },
-              [](const std::optional<std::string>& m) { return m ? Config(*m) : Config(); })),
+              [](const std::optional<Config>& m) { return m ? *m : Config(); })),
           field("output_mode", &Options::output_mode),
           nullable(field(
               "salt", &Options::salt,

@@ -4,7 +4,8 @@
 small corpus or given a vocabulary, in each output mode, standardization and split, with
 ngrams; StringLookup over tokens, with and without a mask token, in each output mode, with
 several OOV indices (hashed, salted or not), and inverting indices to strings; and Hashing
-(FarmHash's Fingerprint64 buckets, SipHash's with a salt), with and without a mask value: each
+(FarmHash's Fingerprint64 buckets, SipHash's with a salt), of strings and of numbers, with and
+without a mask value: each
 case's Keras config as JSON (which kiln reads back through its layer registry), the strings
 adapt saw and their shape, the input strings and their shape, the vocabulary afterwards, and
 the output.
@@ -74,6 +75,18 @@ def invert_cases():
         ("invert", SL(vocabulary=["red", "green", "blue"], invert=True)),
         ("invert_masked_oov_buckets", SL(vocabulary=["red", "green", "blue"], mask_token="",
                                          num_oov_indices=2, oov_token="?", invert=True)),
+    ]
+
+
+def number_hashing_cases():
+    """(name, layer, input: an int64 or float32 array): Keras hashes numbers' decimal text."""
+    H = keras.layers.Hashing
+    ints = np.array([[12, -3, 1138], [0, 7, 99999999999]], dtype=np.int64)
+    return [
+        ("hashing_ints", H(num_bins=7), ints),
+        ("hashing_ints_masked", H(num_bins=5, mask_value=0), ints),
+        ("hashing_floats_salted_multi_hot", H(num_bins=6, salt=[1, 2], output_mode="multi_hot"),
+         np.array([[1.7, -2.2, 3.0], [0.5, 41.9, -0.5]], dtype=np.float32)),
     ]
 
 
@@ -188,6 +201,13 @@ def main():
         lines += case_head(name, layer) + [
             f"     {numbers(x.ravel())}, {numbers(x.shape)},",
             f"     {strings([v.decode('utf-8') for v in y.ravel()])}}},",
+        ]
+    lines += ["};", "", "const std::vector<NumberHashingGolden> kNumberHashingGoldens = {"]
+    for name, layer, x in number_hashing_cases():
+        y = np.asarray(layer(x))
+        lines += case_head(name, layer) + [
+            f"     {cpp_string(str(x.dtype))}, {numbers(x.ravel())}, {numbers(x.shape)},",
+            f"     {numbers(y.shape)}, {numbers(y.ravel())}}},",
         ]
     lines += ["};", "// clang-format on", ""]
     OUT.write_text("\n".join(lines))

@@ -49,6 +49,17 @@ struct InvertGolden {
   std::vector<std::string> output;
 };
 
+// Hashing of numbers: int64 or float32 values in, bins out.
+struct NumberHashingGolden {
+  std::string name;
+  std::string config;
+  std::string dtype;
+  std::vector<double> input;
+  std::vector<int64_t> input_shape;
+  std::vector<int64_t> output_shape;
+  std::vector<double> output;
+};
+
 #include "tests/layers/preprocessing/text_goldens.inc"
 
 // The layer's vocabulary: none for Hashing.
@@ -102,6 +113,30 @@ void check_invert(const InvertGolden& g) {
 
 TEST(StringLayers, InvertedStringLookupMatchesKeras) {
   kiln::testing::check_each_golden(kInvertGoldens, check_invert);
+}
+
+void check_number_hashing(const NumberHashingGolden& g) {
+  const LayerPtr layer = deserialize_layer(Config::from_json(g.config));
+  const Tensor x = ops::cast(from_vector(g.input, Shape(g.input_shape)), dtype_from_name(g.dtype));
+  const Tensor out = (*layer)(std::vector<Tensor>{x})[0];
+  EXPECT_EQ(out.shape(), Shape(g.output_shape));
+  EXPECT_EQ(out.to_vector<double>(), g.output);
+}
+
+TEST(StringLayers, HashingOfNumbersMatchesKeras) {
+  kiln::testing::check_each_golden(kNumberHashingGoldens, check_number_hashing);
+}
+
+TEST(StringLayers, HashingRefusesANumberMaskForStringsAndNumbersInATracedStep) {
+  Hashing numbers(5, {.mask_value = Config(int64_t{0})});
+  EXPECT_THAT(kiln::testing::error_of([&] {
+                (void)numbers(std::vector<Tensor>{strings(std::vector<std::string>{"a"})});
+              }),
+              HasSubstr("mask_value 0 cannot match strings"));
+  EXPECT_THAT(kiln::testing::error_of([&] {
+                (void)numbers.encode(Tensor::symbolic({DType::i64, Shape{-1}, Device::cpu()}));
+              }),
+              HasSubstr("hashes its int64 numbers on the host, outside a model's traced steps"));
 }
 
 TEST(StringLayers, InvertedStringLookupRefusesStringsAndModels) {
