@@ -136,6 +136,10 @@ class Dataset {
   Dataset skip(int64_t count) const;
   // Produces up to buffer_size elements ahead on a background thread.
   Dataset prefetch(size_t buffer_size) const;
+  // The same, each element's tensors moved to `device` on that thread (strings stay on the host),
+  // so the copy overlaps the step: tf.data's prefetch_to_device, the pipeline's last
+  // transformation (the others read host tensors). fit finds its batches on the model's device.
+  Dataset prefetch(size_t buffer_size, const Device& device) const;
   // The elements of `datasets` side by side, each element's components concatenated in order,
   // until the shortest dataset ends (tf.data.Dataset.zip).
   static Dataset zip(const std::vector<Dataset>& datasets);

@@ -1,6 +1,7 @@
 #pragma once
 // An element of a dataset: its components, e.g. {x, y} or {x, y, sample_weight}; multi-input
-// models use more. Every component is a concrete CPU tensor. Components share data with their
+// models use more. Every component is a concrete CPU tensor (after a prefetch to a device, the
+// pipeline's last step, on that device). Components share data with their
 // source (slices are views, cache replays the same tensors), so treat them as read-only.
 #include <span>
 #include <string>

@@ -1,9 +1,11 @@
 // Dataset::prefetch: a background thread runs upstream ahead of the consumer through a bounded
-// queue, so input work overlaps the training step.
+// queue, so input work overlaps the training step; given a device, it also moves each element
+// there.
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 
@@ -16,8 +18,12 @@ namespace {
 
 class PrefetchIterator final : public ElementIterator {
  public:
-  PrefetchIterator(std::unique_ptr<ElementIterator> upstream, size_t capacity)
-      : upstream_(std::move(upstream)), capacity_(capacity), worker_([this] { produce(); }) {}
+  PrefetchIterator(std::unique_ptr<ElementIterator> upstream, size_t capacity,
+                   std::optional<Device> device)
+      : upstream_(std::move(upstream)),
+        capacity_(capacity),
+        device_(std::move(device)),
+        worker_([this] { produce(); }) {}
 
   // Stops the worker at its next element boundary; an upstream next() already running (a slow
   // map) finishes first, since there is no safe way to interrupt user code.
@@ -52,6 +58,9 @@ class PrefetchIterator final : public ElementIterator {
       while (!stopping()) {
         std::optional<Element> e = upstream_->next();
         if (!e) break;
+        if (device_)
+          for (Tensor& t : *e)
+            if (t.dtype() != DType::string) t = t.to(*device_);
         std::unique_lock lock(mutex_);
         has_space_.wait(lock, [&] { return queue_.size() < capacity_ || stop_; });
         if (stop_) break;
@@ -77,6 +86,7 @@ class PrefetchIterator final : public ElementIterator {
 
   std::unique_ptr<ElementIterator> upstream_;  // used only by the worker while it runs
   const size_t capacity_;
+  const std::optional<Device> device_;
   std::mutex mutex_;
   std::condition_variable has_element_;
   std::condition_variable has_space_;
@@ -89,24 +99,32 @@ class PrefetchIterator final : public ElementIterator {
 
 class PrefetchNode final : public DatasetNode {
  public:
-  PrefetchNode(std::shared_ptr<const DatasetNode> upstream, size_t buffer_size)
-      : upstream_(std::move(upstream)), buffer_size_(buffer_size) {}
+  PrefetchNode(std::shared_ptr<const DatasetNode> upstream, size_t buffer_size,
+               std::optional<Device> device)
+      : upstream_(std::move(upstream)), buffer_size_(buffer_size), device_(std::move(device)) {}
 
   std::unique_ptr<ElementIterator> make_iterator(uint64_t pass) const override {
-    return std::make_unique<PrefetchIterator>(upstream_->make_iterator(pass), buffer_size_);
+    return std::make_unique<PrefetchIterator>(upstream_->make_iterator(pass), buffer_size_,
+                                              device_);
   }
   int64_t cardinality() const override { return upstream_->cardinality(); }
 
  private:
   std::shared_ptr<const DatasetNode> upstream_;
   size_t buffer_size_;
+  std::optional<Device> device_;
 };
 
 }  // namespace
 
 Dataset Dataset::prefetch(size_t buffer_size) const {
   KILN_CHECK(buffer_size >= 1, "Dataset::prefetch: buffer_size must be at least 1");
-  return Dataset(std::make_shared<PrefetchNode>(node_, buffer_size));
+  return Dataset(std::make_shared<PrefetchNode>(node_, buffer_size, std::nullopt));
+}
+
+Dataset Dataset::prefetch(size_t buffer_size, const Device& device) const {
+  KILN_CHECK(buffer_size >= 1, "Dataset::prefetch: buffer_size must be at least 1");
+  return Dataset(std::make_shared<PrefetchNode>(node_, buffer_size, device));
 }
 
 }  // namespace kiln::datasets
