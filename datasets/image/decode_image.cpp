@@ -24,8 +24,9 @@
 namespace kiln::datasets {
 namespace {
 
-// Far beyond any training image; a header that claims more is refused, not allocated.
-constexpr int64_t kMaxPixels = int64_t{1} << 28;
+// 8192 x 8192, far beyond any training image; a header that claims more is refused, not
+// allocated (a GIF's canvas may be much larger than its frames: a few bytes can claim it).
+constexpr int64_t kMaxPixels = int64_t{1} << 26;
 
 Tensor pixels(int64_t height, int64_t width, int channels) {
   return Tensor::empty({height, width, channels}, DType::u8, Device::cpu());
