@@ -382,9 +382,13 @@ TrainResult train(const Config& run, const TrainOptions& options) {
     fs::create_directories(result.output_dir);
     saving::write_file_atomically((fs::path(result.output_dir) / "config.yaml").string(),
                                   to_yaml(resolved));
-    // The data's vocabularies, which evaluate and predict give back to the data they build.
+    // The data's vocabularies, which evaluate and predict give back to the data they build; an
+    // earlier run's, in the same directory, must not outlive it.
+    const std::string vocabularies = vocabularies_path(result.output_dir);
     if (!data.vocabularies.empty())
-      write_vocabularies(data.vocabularies, vocabularies_path(result.output_dir));
+      write_vocabularies(data.vocabularies, vocabularies);
+    else
+      fs::remove(vocabularies);
   }
   const std::string latest = (fs::path(result.output_dir) / "latest.checkpoint.h5").string();
 

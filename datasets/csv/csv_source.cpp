@@ -156,7 +156,8 @@ class RowEncoder {
       }
   }
 
-  Element encode(const CsvRow& row) const {
+  // `rows` names the row's place in errors.
+  Element encode(const CsvRows& rows, const CsvRow& row) const {
     Tensor features = zeros({schema_.feature_width()}, DType::f32, Device::cpu());
     float* out = features.data<float>();
     for (const CsvColumn& c : schema_.features) {
@@ -178,7 +179,7 @@ class RowEncoder {
     if (label.type == CsvType::string) {
       const auto& classes = indices_.at(label.name);
       const auto it = classes.find(text);
-      KILN_CHECK(it != classes.end(), "csv: the label '", text, "' of column '", label.name,
+      KILN_CHECK(it != classes.end(), rows.where(row, label.field), ": the label '", text,
                  "' is none of the ", classes.size(), " classes the run trained on");
       id = static_cast<double>(it->second);
     } else {
@@ -302,7 +303,7 @@ Dataset csv_dataset(const CsvSourceOptions& options, const CsvSchema& schema, co
         return [encoder, rows, index, split, subset, end]() -> std::optional<Element> {
           CsvRow row;
           while (*index < end && rows->next(row))
-            if (in_subset(split, (*index)++, subset)) return encoder->encode(row);
+            if (in_subset(split, (*index)++, subset)) return encoder->encode(*rows, row);
           return std::nullopt;
         };
       },

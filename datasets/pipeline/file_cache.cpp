@@ -10,7 +10,6 @@
 
 #include <atomic>
 #include <filesystem>
-#include <mutex>
 
 #include "kiln/datasets/dataset.h"
 #include "kiln/datasets/pipeline/element_records.h"

@@ -42,25 +42,29 @@ Tensor Hashing::encode(const Tensor& values) const {
              "map), or give the model strings");
   const Tensor host = values.device().is_cpu() ? values : values.to(Device::cpu());
   const bool text = host.dtype() == DType::string;
-  // Keras's text of a number: floats truncated to integers, then their decimal digits.
-  const Tensor integers = text ? host : ops::cast(host, DType::i64);
-  const Tensor numbers = text ? host : ops::cast(host, DType::f64);
+  // Keras hashes a number's decimal text, a float truncated to an integer first; a numeric
+  // mask_value is compared with the value itself.
+  const Tensor integers = text ? Tensor() : ops::cast(host, DType::i64);
+  const Tensor numbers = text ? Tensor() : ops::cast(host, DType::f64);
   // With a mask value, bin 0 is the mask's and the hashes fill the others.
   const bool masking = options_.mask_value.has_value() && num_bins_ > 1;
   const auto bins = static_cast<uint64_t>(masking ? num_bins_ - 1 : num_bins_);
   Tensor out = Tensor::empty(host.shape(), DType::i64, Device::cpu());
   int64_t* bin = out.data<int64_t>();
+  std::string digits;
   for (int64_t i = 0; i < host.numel(); ++i) {
-    const bool masked =
-        masking && (text ? integers.data<std::string>()[i] == options_.mask_value->as_string()
-                         : numbers.data<double>()[i] == options_.mask_value->as_double());
-    if (masked) {
-      bin[i] = 0;
-      continue;
+    const std::string* bytes = &digits;
+    bool masked = false;
+    if (text) {
+      bytes = &host.data<std::string>()[i];
+      masked = masking && *bytes == options_.mask_value->as_string();
+    } else {
+      masked = masking && numbers.data<double>()[i] == options_.mask_value->as_double();
+      digits = std::to_string(integers.data<int64_t>()[i]);
     }
-    const std::string digits = text ? std::string() : std::to_string(integers.data<int64_t>()[i]);
-    const std::string& bytes = text ? integers.data<std::string>()[i] : digits;
-    bin[i] = static_cast<int64_t>(hash_bucket(bytes, bins, options_.salt)) + (masking ? 1 : 0);
+    bin[i] =
+        masked ? 0
+               : static_cast<int64_t>(hash_bucket(*bytes, bins, options_.salt)) + (masking ? 1 : 0);
   }
   return encode_categories(out, num_bins_, options_.output_mode, DType::f32, what);
 }

@@ -108,11 +108,23 @@ TEST_F(CsvRun, EvaluationKeepsTheRunsVocabularies) {
                                       ", label: class}")),
                     checkpoint);
               }),
-              HasSubstr("the label 'elsewhere' of column 'class' is none of the 2 classes"));
+              ::testing::MatchesRegex(".*elsewhere\\.csv:[0-9]+:4 \\(column 'class'\\): the "
+                                      "label 'elsewhere' is none of the 2 classes.*"));
   // Without them the file's own vocabularies do not fit the model.
   std::filesystem::remove(saved);
   EXPECT_THAT(kiln::testing::error_of([&] { (void)evaluate(on_blue, checkpoint); }),
-              HasSubstr("shape"));
+              HasSubstr("'dense/kernel' has shape [3, 16] in the model but [4, 16] in the file"));
+  // A later run in the directory without string columns leaves no vocabularies of the earlier.
+  std::ofstream(saved) << "{}";
+  std::ofstream numbers(dir_ / "numbers.csv");
+  numbers << "x,class\n";
+  for (int i = 0; i < 40; ++i) numbers << i << "," << i % 2 << "\n";
+  numbers.close();
+  ASSERT_FALSE(train(load_run(run_file("csv: {path: " + (dir_ / "numbers.csv").string() +
+                                       ", label: class}")),
+                     {.verbose = 0})
+                   .interrupted);
+  EXPECT_FALSE(std::filesystem::exists(saved));
 }
 
 // Real files as Debian's python3-sklearn ships them: configs/iris_csv.yaml learns the species;
