@@ -12,11 +12,12 @@ bool Shape::is_fully_defined() const {
 }
 
 int64_t Shape::numel() const {
+  if (std::any_of(dims_.begin(), dims_.end(), [](int64_t d) { return d < 0; })) return kUnknownDim;
+  // An empty axis empties the shape whatever the others' product (a file's header may claim
+  // dims whose product overflows, beside a 0).
+  if (std::find(dims_.begin(), dims_.end(), 0) != dims_.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : dims_) {
-    if (d < 0) return kUnknownDim;
-    n *= d;
-  }
+  for (int64_t d : dims_) n *= d;
   return n;
 }
 

@@ -44,6 +44,13 @@ TEST(Shape, UnknownDims) {
   EXPECT_EQ((Shape{2, 3, 4}).strides(), (std::vector<int64_t>{12, 4, 1}));
 }
 
+// An .npy header's (the arrays fuzzer's find): rows read from an empty array whose other dims
+// multiply past int64.
+TEST(Shape, AnEmptyAxisEmptiesAShapeWhateverTheOtherDims) {
+  EXPECT_EQ(Shape({4096, 6059830752943946, 0}).numel(), 0);
+  EXPECT_EQ(Shape({0, -1}).numel(), -1);
+}
+
 TEST(Shape, BroadcastsLikeNumPy) {
   EXPECT_EQ(broadcast_shapes({2, 1, 4}, {3, 1}), (Shape{2, 3, 4}));
   EXPECT_EQ(broadcast_shapes({}, {5}), (Shape{5}));
